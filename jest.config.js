@@ -1,0 +1,44 @@
+/**
+ * One Jest run, two projects: unit specs beside the code and e2e suites in test/.
+ * Both compile through the Swagger CLI plugin so the OpenAPI metadata under test
+ * is exactly what `nest build` produces.
+ */
+const transform = {
+  '^.+\\.ts$': [
+    'ts-jest',
+    {
+      tsconfig: 'tsconfig.json',
+      astTransformers: {
+        before: [
+          {
+            path: '@nestjs/swagger/plugin',
+            options: { introspectComments: true, classValidatorShim: true, dtoFileNameSuffix: ['.dto.ts'] },
+          },
+        ],
+      },
+    },
+  ],
+};
+
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      moduleFileExtensions: ['ts', 'js', 'json'],
+      transform,
+    },
+    {
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      moduleFileExtensions: ['ts', 'js', 'json'],
+      transform,
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      testTimeout: 60000,
+    },
+  ],
+};

@@ -1,0 +1,23 @@
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { setupSwagger } from './common/openapi/swagger';
+
+/**
+ * Builds the application exactly as production runs it; main.ts, the OpenAPI
+ * script and the e2e tests all start from here.
+ */
+export async function createApp(): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    // Bodies are parsed by JsonBodyMiddleware so parser errors get the contract's error body.
+    bodyParser: false,
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.enableShutdownHooks();
+  setupSwagger(app);
+  return app;
+}

@@ -1,0 +1,165 @@
+import 'reflect-metadata';
+import { ConflictException, HttpException, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { parseArgs } from 'node:util';
+import { Principal } from './auth/principal';
+import { appConfig, AppConfig, ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { NodesModule } from './nodes/nodes.module';
+import { NodesService } from './nodes/nodes.service';
+import { PublishersModule } from './publishers/publishers.module';
+import { PublishersService } from './publishers/publishers.service';
+import { CreateTokenDto, CreateUserDto, GrantCreditsDto } from './users/dto/user.dto';
+import { UsersModule } from './users/users.module';
+import { UsersService } from './users/users.service';
+import { describeValidationErrors } from './common/validation/validation.pipe';
+
+@Module({ imports: [ConfigModule, DatabaseModule, UsersModule, PublishersModule, NodesModule] })
+class CliModule {}
+
+const USAGE = `usage: npm run cli -- <command>
+  user create --email E --name N [--admin]
+  token create --user ID [--name LABEL]
+  credits grant --user ID --amount N
+  demo`;
+
+class UsageError extends Error {}
+
+type Options = Record<string, string | boolean | undefined>;
+
+/** Validates CLI input with the same DTO rules as the HTTP API. */
+async function validated<T extends object>(dto: ClassConstructor<T>, plain: object): Promise<T> {
+  const instance = plainToInstance(dto, plain);
+  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) {
+    throw new UsageError(describeValidationErrors(errors).join('; '));
+  }
+  return instance;
+}
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value === '') {
+    throw new UsageError(`--${name} is required`);
+  }
+  return value;
+}
+
+function integer(text: string, name: string): number {
+  if (!/^-?\d+$/.test(text)) throw new UsageError(`--${name} must be an integer`);
+  return Number(text);
+}
+
+async function ignoreConflict(work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    if (!(error instanceof ConflictException)) throw error;
+  }
+}
+
+async function seedDemo(users: UsersService, publishers: PublishersService, nodes: NodesService, port: number) {
+  const email = 'demo@example.com';
+  const userId = await users
+    .createUser(await validated(CreateUserDto, { email, name: 'Demo User' }))
+    .then((user) => user.id)
+    .catch(async (error: unknown) => {
+      if (!(error instanceof ConflictException)) throw error;
+      return (await users.findByEmail(email)).id;
+    });
+  const demo: Principal = { id: userId, email, name: 'Demo User', isAdmin: false };
+  const { token } = await users.createToken(userId, { name: 'demo' });
+  await users.grantCredits(userId, 1000);
+  await ignoreConflict(publishers.create(demo, { id: 'demo-publisher', name: 'Demo Publisher' }));
+  await ignoreConflict(
+    nodes.create(demo, 'demo-publisher', {
+      id: 'demo-upscaler',
+      name: 'Demo Upscaler',
+      description: 'Upscales images 4x.',
+      author: 'Demo User',
+      tags: ['image', 'upscale'],
+      repository: 'https://example.com/demo/demo-upscaler',
+    }),
+  );
+  for (const version of ['1.9.0', '1.10.0']) {
+    await ignoreConflict(nodes.createVersion(demo, 'demo-publisher', 'demo-upscaler', { version, changelog: `Release ${version}` }));
+  }
+  const base = `http://localhost:${port}`;
+  const auth = `-H "Authorization: Bearer ${token}"`;
+  return {
+    token,
+    user_id: userId,
+    publisher_id: 'demo-publisher',
+    node_id: 'demo-upscaler',
+    examples: [
+      `curl ${base}/nodes/demo-upscaler`,
+      `curl -X PUT ${base}/publishers/demo-publisher/nodes/demo-upscaler ${auth} -H "Content-Type: application/json" -d '{"description":"Upscales images 4x, now faster."}'`,
+      `curl -X PUT ${base}/publishers/demo-publisher/nodes/demo-upscaler/versions/1.10.0 ${auth} -H "Content-Type: application/json" -d '{"deprecated":true}'`,
+      `curl -X POST "${base}/nodes/demo-upscaler/reviews?star=5" ${auth}`,
+    ],
+  };
+}
+
+async function run(argv: string[]): Promise<object> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      admin: { type: 'boolean' },
+      user: { type: 'string' },
+      amount: { type: 'string' },
+    },
+  });
+  const command = positionals.join(' ');
+  if (!['user create', 'token create', 'credits grant', 'demo'].includes(command)) {
+    throw new UsageError(command ? `unknown command '${command}'` : 'no command given');
+  }
+  const app = await NestFactory.createApplicationContext(CliModule, { logger: false, abortOnError: false });
+  try {
+    const users = app.get(UsersService);
+    switch (command) {
+      case 'user create': {
+        const input = await validated(CreateUserDto, {
+          email: required(values, 'email'),
+          name: required(values, 'name'),
+          is_admin: values.admin === true,
+        });
+        const { id, email, name, is_admin } = await users.createUser(input);
+        return { id, email, name, is_admin };
+      }
+      case 'token create': {
+        const input = await validated(CreateTokenDto, values.name === undefined ? {} : { name: values.name });
+        const { id, token, name } = await users.createToken(required(values, 'user'), input);
+        return { id, token, name };
+      }
+      case 'credits grant': {
+        const { amount } = await validated(GrantCreditsDto, { amount: integer(required(values, 'amount'), 'amount') });
+        return await users.grantCredits(required(values, 'user'), amount);
+      }
+      default: {
+        const port = app.get<AppConfig>(appConfig.KEY).PORT;
+        return await seedDemo(users, app.get(PublishersService), app.get(NodesService), port);
+      }
+    }
+  } finally {
+    await app.close();
+  }
+}
+
+run(process.argv.slice(2))
+  .then((result) => {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  })
+  .catch((error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`error: ${error.message}\n${USAGE}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`error: ${error instanceof HttpException || error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  });

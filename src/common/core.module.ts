@@ -1,0 +1,24 @@
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { HttpErrorFilter } from './errors/http-error.filter';
+import { JsonBodyMiddleware } from './http/json-body.middleware';
+import { LoggingModule } from './logging/logging.module';
+import { StrictValidationPipe } from './validation/validation.pipe';
+
+/**
+ * The request pipeline every route shares, registered as APP_* providers and
+ * module middleware so that tests that boot AppModule get exactly the
+ * production pipeline.
+ */
+@Module({
+  imports: [LoggingModule],
+  providers: [
+    { provide: APP_FILTER, useClass: HttpErrorFilter },
+    { provide: APP_PIPE, useClass: StrictValidationPipe },
+  ],
+})
+export class CoreModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(JsonBodyMiddleware).forRoutes('*');
+  }
+}

@@ -1,0 +1,30 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { BEARER_SCHEME } from '../../auth/authenticated.decorator';
+import { ErrorResponseDto } from '../errors/error-response.dto';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Node registry and video proxy')
+    .setDescription(
+      'A registry of installable nodes owned by publishers, with star reviews, and a proxy that creates ' +
+        'reference-to-video tasks on an upstream video model for credits. Every error reply has the body ' +
+        '`{statusCode, error, message, requestId}`; every reply carries `X-Request-Id`.',
+    )
+    .setVersion('1.0')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'A personal access token (`npm run cli -- token create`).' },
+      BEARER_SCHEME,
+    )
+    .build();
+  return SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] });
+}
+
+/** Swagger UI at /docs and the OpenAPI JSON at /docs-json. */
+export function setupSwagger(app: INestApplication): void {
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    swaggerOptions: { persistAuthorization: true },
+  });
+}

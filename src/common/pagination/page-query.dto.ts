@@ -1,0 +1,27 @@
+import { Transform } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+
+/** Query strings are text: only a plain decimal integer becomes a number; anything else fails `@IsInt`. */
+export const toQueryInteger = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : value;
+
+export const MAX_PAGE_SIZE = 100;
+
+export class PageQueryDto {
+  /** 1-based page number. */
+  @Transform(toQueryInteger)
+  @IsInt()
+  @Min(1)
+  page: number = 1;
+
+  /** Items per page, at most 100. */
+  @Transform(toQueryInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  limit: number = 10;
+}
+
+export function totalPages(total: number, limit: number): number {
+  return Math.ceil(total / limit);
+}

@@ -1,0 +1,23 @@
+import { validateEnvironment } from './environment';
+
+describe('validateEnvironment', () => {
+  it('applies defaults', () => {
+    const env = validateEnvironment({});
+    expect(env.PORT).toBe(3000);
+    expect(env.LOG_LEVEL).toBe('info');
+    expect(env.database.type).toBe('sqlite');
+  });
+
+  it('names the variable that is wrong', () => {
+    expect(() => validateEnvironment({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => validateEnvironment({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    expect(() => validateEnvironment({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+  });
+
+  it('parses integers and database urls', () => {
+    const env = validateEnvironment({ PORT: '8080', DATABASE_URL: 'postgres://root@127.0.0.1:5432/test' });
+    expect(env.PORT).toBe(8080);
+    expect(env.database).toEqual({ type: 'postgres', url: 'postgres://root@127.0.0.1:5432/test' });
+    expect(validateEnvironment({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({ type: 'sqlite', path: ':memory:' });
+  });
+});

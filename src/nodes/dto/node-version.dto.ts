@@ -1,0 +1,106 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { IsHttpUrl, NotNullable, Nullable } from '../../common/validation/validators';
+import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
+import { StringList } from './node.dto';
+
+function OptionalText(maxLength: number): PropertyDecorator {
+  return applyDecorators(IsOptional(), IsString(), MaxLength(maxLength));
+}
+
+export class CreateNodeVersionDto {
+  /** A semantic version (https://semver.org), unique for the node. @example 1.10.0 */
+  @IsString()
+  @MaxLength(256)
+  version!: string;
+
+  /** Summary of changes in the version. */
+  @OptionalText(20000)
+  changelog?: string;
+
+  /** Pip dependencies required by the node. */
+  @IsOptional()
+  @StringList()
+  dependencies?: string[];
+
+  @IsOptional()
+  @StringList()
+  supported_os?: string[];
+
+  @IsOptional()
+  @StringList()
+  supported_accelerators?: string[];
+
+  @OptionalText(256)
+  supported_app_version?: string;
+
+  @OptionalText(256)
+  supported_app_frontend_version?: string;
+
+  @IsOptional()
+  @StringList()
+  tags?: string[];
+
+  /** Where the version's archive can be downloaded (absolute http(s) URL). */
+  @IsOptional()
+  @IsHttpUrl()
+  @MaxLength(2048)
+  downloadUrl?: string;
+}
+
+/** Partial update of a version. `status` and `status_reason` are for admins (moderation). */
+export class UpdateNodeVersionDto {
+  /** Summary of changes in the version; null clears it. */
+  @Nullable()
+  @IsString()
+  @MaxLength(20000)
+  changelog?: string | null;
+
+  /** Whether the version is deprecated. Deprecating the latest version moves the node's latest_version at once. */
+  @NotNullable()
+  @IsBoolean()
+  deprecated?: boolean;
+
+  /** Admin only: ban, flag or restore a version. */
+  @ApiProperty({ enum: NODE_VERSION_STATUSES, required: false })
+  @NotNullable()
+  @IsIn(NODE_VERSION_STATUSES)
+  status?: NodeVersionStatus;
+
+  /** Admin only. */
+  @Nullable()
+  @IsString()
+  @MaxLength(5000)
+  status_reason?: string | null;
+}
+
+export class NodeVersionDto {
+  id!: string;
+  /** Identifier of the node. */
+  node_id!: string;
+  /** Semantic version, unique for the node. */
+  version!: string;
+  /** Summary of changes in the version. */
+  changelog!: string | null;
+  /** Pip dependencies required by the node. */
+  dependencies!: string[];
+  /** Whether the version is deprecated. */
+  deprecated!: boolean;
+  /** Output only. URL to download the version. */
+  downloadUrl!: string | null;
+  @ApiProperty({ enum: NODE_VERSION_STATUSES })
+  status!: NodeVersionStatus;
+  status_reason!: string | null;
+  /** Status of the node extraction process. */
+  app_node_extract_status!: string | null;
+  supported_os!: string[];
+  supported_accelerators!: string[];
+  supported_app_version!: string | null;
+  supported_app_frontend_version!: string | null;
+  tags!: string[];
+  /** Admin-only tags. */
+  tags_admin!: string[];
+  /** Creation time of the version. */
+  createdAt!: string;
+}

@@ -1,0 +1,62 @@
+import { toPublisherDto } from '../../publishers/dto/publisher.mapper';
+import { NodeVersionEntity } from '../entities/node-version.entity';
+import { NodeEntity } from '../entities/node.entity';
+import { NodeDto } from './node.dto';
+import { NodeVersionDto } from './node-version.dto';
+
+export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
+  return {
+    id: version.id,
+    node_id: version.nodeId,
+    version: version.version,
+    changelog: version.changelog,
+    dependencies: version.dependencies,
+    deprecated: version.deprecated,
+    downloadUrl: version.downloadUrl,
+    status: version.status,
+    status_reason: version.statusReason,
+    app_node_extract_status: version.appNodeExtractStatus,
+    supported_os: version.supportedOs,
+    supported_accelerators: version.supportedAccelerators,
+    supported_app_version: version.supportedAppVersion,
+    supported_app_frontend_version: version.supportedAppFrontendVersion,
+    tags: version.tags,
+    tags_admin: version.tagsAdmin,
+    createdAt: version.createdAt.toISOString(),
+  };
+}
+
+/** The full node as every route shows it; expects `publisher` and `latestVersion` to be loaded. */
+export function toNodeDto(node: NodeEntity): NodeDto {
+  if (!node.publisher) {
+    throw new Error(`node ${node.id} was loaded without its publisher`);
+  }
+  return {
+    id: node.id,
+    name: node.name,
+    description: node.description,
+    author: node.author,
+    category: node.category,
+    license: node.license,
+    icon: node.icon,
+    banner_url: node.bannerUrl,
+    repository: node.repository,
+    tags: node.tags,
+    tags_admin: node.tagsAdmin,
+    supported_os: node.supportedOs,
+    supported_accelerators: node.supportedAccelerators,
+    supported_app_version: node.supportedAppVersion,
+    supported_app_frontend_version: node.supportedAppFrontendVersion,
+    preempted_app_node_names: node.preemptedAppNodeNames,
+    translations: node.translations,
+    status: node.status,
+    status_detail: node.statusDetail,
+    search_ranking: node.searchRanking,
+    downloads: node.downloads,
+    github_stars: node.githubStars,
+    rating: node.rating,
+    created_at: node.createdAt.toISOString(),
+    publisher: toPublisherDto(node.publisher),
+    ...(node.latestVersion ? { latest_version: toNodeVersionDto(node.latestVersion) } : {}),
+  };
+}

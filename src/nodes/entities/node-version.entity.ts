@@ -1,0 +1,65 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export const NODE_VERSION_STATUSES = [
+  'NodeVersionStatusActive',
+  'NodeVersionStatusDeleted',
+  'NodeVersionStatusBanned',
+  'NodeVersionStatusPending',
+  'NodeVersionStatusFlagged',
+] as const;
+export type NodeVersionStatus = (typeof NODE_VERSION_STATUSES)[number];
+
+@Entity('node_versions')
+export class NodeVersionEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  @Column({ name: 'node_id', type: 'varchar', length: 100 })
+  nodeId!: string;
+
+  /** A valid semantic version, unique per node. */
+  @Column({ type: 'varchar', length: 256 })
+  version!: string;
+
+  @Column({ type: 'text', nullable: true })
+  changelog!: string | null;
+
+  @Column({ type: 'simple-json' })
+  dependencies!: string[];
+
+  @Column({ type: 'boolean', default: false })
+  deprecated!: boolean;
+
+  @Column({ name: 'download_url', type: 'varchar', length: 2048, nullable: true })
+  downloadUrl!: string | null;
+
+  @Column({ type: 'varchar', length: 32 })
+  status!: NodeVersionStatus;
+
+  @Column({ name: 'status_reason', type: 'text', nullable: true })
+  statusReason!: string | null;
+
+  @Column({ name: 'app_node_extract_status', type: 'varchar', length: 64, nullable: true })
+  appNodeExtractStatus!: string | null;
+
+  @Column({ name: 'supported_os', type: 'simple-json' })
+  supportedOs!: string[];
+
+  @Column({ name: 'supported_accelerators', type: 'simple-json' })
+  supportedAccelerators!: string[];
+
+  @Column({ name: 'supported_app_version', type: 'varchar', length: 256, nullable: true })
+  supportedAppVersion!: string | null;
+
+  @Column({ name: 'supported_app_frontend_version', type: 'varchar', length: 256, nullable: true })
+  supportedAppFrontendVersion!: string | null;
+
+  @Column({ type: 'simple-json' })
+  tags!: string[];
+
+  @Column({ name: 'tags_admin', type: 'simple-json' })
+  tagsAdmin!: string[];
+
+  @Column({ name: 'created_at', type: Date })
+  createdAt!: Date;
+}

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, FindOneOptions, Not } from 'typeorm';
+import { NodeVersionEntity } from './entities/node-version.entity';
+import { NodeEntity } from './entities/node.entity';
+
+export interface NodeListFilter {
+  search?: string;
+  offset: number;
+  limit: number;
+}
+
+/** LIKE pattern for a literal substring, with '!' as the escape character on both databases. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+/** Data access for the node aggregate: nodes and their versions. */
+@Injectable()
+export class NodesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findNode(
+    normalizedId: string,
+    manager: EntityManager = this.dataSource.manager,
+    options: Pick<FindOneOptions, 'lock'> = {},
+  ): Promise<NodeEntity | null> {
+    return manager.findOne(NodeEntity, { where: { normalizedId }, ...options });
+  }
+
+  /** The node with its publisher and latest version, in one query. */
+  findNodeForDisplay(normalizedId: string): Promise<NodeEntity | null> {
+    return this.dataSource.manager.findOne(NodeEntity, {
+      where: { normalizedId },
+      relations: { publisher: true, latestVersion: true },
+    });
+  }
+
+  listActiveNodes(filter: NodeListFilter): Promise<[NodeEntity[], number]> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(NodeEntity, 'node')
+      .leftJoinAndSelect('node.publisher', 'publisher')
+      .leftJoinAndSelect('node.latestVersion', 'latestVersion')
+      .where('node.status = :status', { status: 'NodeStatusActive' });
+    if (filter.search) {
+      query.andWhere(
+        `(LOWER(node.id) LIKE :pattern ESCAPE '!' OR LOWER(node.name) LIKE :pattern ESCAPE '!'
+          OR LOWER(node.description) LIKE :pattern ESCAPE '!' OR LOWER(node.author) LIKE :pattern ESCAPE '!')`,
+        { pattern: containsPattern(filter.search) },
+      );
+    }
+    return query
+      .orderBy('node.searchRanking', 'DESC')
+      .addOrderBy('node.downloads', 'DESC')
+      .addOrderBy('node.id', 'ASC')
+      .offset(filter.offset)
+      .limit(filter.limit)
+      .getManyAndCount();
+  }
+
+  saveNode(manager: EntityManager, node: NodeEntity): Promise<NodeEntity> {
+    return manager.save(NodeEntity, node);
+  }
+
+  async setRating(manager: EntityManager, nodeId: string, rating: number): Promise<void> {
+    await manager.update(NodeEntity, { id: nodeId }, { rating });
+  }
+
+  async setLatestVersion(manager: EntityManager, nodeId: string, versionId: string | null): Promise<void> {
+    await manager.update(NodeEntity, { id: nodeId }, { latestVersionId: versionId });
+  }
+
+  /** A version of the node by its id or by its semantic version string. */
+  findVersion(manager: EntityManager, nodeId: string, idOrVersion: string): Promise<NodeVersionEntity | null> {
+    return manager.findOne(NodeVersionEntity, {
+      where: [
+        { nodeId, id: idOrVersion },
+        { nodeId, version: idOrVersion },
+      ],
+    });
+  }
+
+  findVersionByNumber(manager: EntityManager, nodeId: string, version: string): Promise<NodeVersionEntity | null> {
+    return manager.findOne(NodeVersionEntity, { where: { nodeId, version } });
+  }
+
+  /** Every version the latest-version rule has to consider (it needs only these columns). */
+  versionCandidates(manager: EntityManager, nodeId: string) {
+    return manager.find(NodeVersionEntity, {
+      where: { nodeId },
+      select: { id: true, version: true, status: true, deprecated: true },
+    });
+  }
+
+  listVisibleVersions(nodeId: string): Promise<NodeVersionEntity[]> {
+    return this.dataSource.manager.find(NodeVersionEntity, {
+      where: { nodeId, status: Not('NodeVersionStatusDeleted') },
+    });
+  }
+
+  saveVersion(manager: EntityManager, version: NodeVersionEntity): Promise<NodeVersionEntity> {
+    return manager.save(NodeVersionEntity, version);
+  }
+}

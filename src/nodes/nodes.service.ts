@@ -1,0 +1,314 @@
+import {
+  BadRequestException,
+  ConflictException,
+  ForbiddenException,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { valid as validSemver } from 'semver';
+import { EntityManager } from 'typeorm';
+import { Principal } from '../auth/principal';
+import { totalPages } from '../common/pagination/page-query.dto';
+import { TransactionRunner } from '../database/transaction-runner';
+import { PublishersService } from '../publishers/publishers.service';
+import { CreateNodeDto, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
+import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
+import { toNodeDto, toNodeVersionDto } from './dto/node.mapper';
+import { NodeVersionEntity } from './entities/node-version.entity';
+import { NodeEntity } from './entities/node.entity';
+import { bySemverDescending, pickLatestVersion } from './latest-version';
+import { NodesRepository } from './nodes.repository';
+
+type NodeField = keyof NodeFieldsDto | 'name';
+
+/** Request field → entity property, for every field a publisher may write. */
+const NODE_COLUMNS: Record<NodeField, keyof NodeEntity> = {
+  name: 'name',
+  description: 'description',
+  author: 'author',
+  category: 'category',
+  license: 'license',
+  icon: 'icon',
+  banner_url: 'bannerUrl',
+  repository: 'repository',
+  tags: 'tags',
+  supported_os: 'supportedOs',
+  supported_accelerators: 'supportedAccelerators',
+  supported_app_version: 'supportedAppVersion',
+  supported_app_frontend_version: 'supportedAppFrontendVersion',
+  translations: 'translations',
+  status: 'status',
+  status_detail: 'statusDetail',
+  tags_admin: 'tagsAdmin',
+  search_ranking: 'searchRanking',
+  preempted_app_node_names: 'preemptedAppNodeNames',
+};
+
+const ARRAY_FIELDS = new Set<NodeField>([
+  'tags',
+  'supported_os',
+  'supported_accelerators',
+  'tags_admin',
+  'preempted_app_node_names',
+]);
+
+/** Fields only admins may change; others may resend the current value (GET → edit → PUT). */
+const ADMIN_ONLY_NODE_FIELDS: NodeField[] = [
+  'status',
+  'status_detail',
+  'tags_admin',
+  'search_ranking',
+  'preempted_app_node_names',
+];
+
+const ADMIN_ONLY_VERSION_FIELDS = ['status', 'status_reason'] as const;
+
+/** The value a merge-patch field sets: null clears (arrays become empty). */
+function patchValue(field: NodeField, value: unknown): unknown {
+  return value === null && ARRAY_FIELDS.has(field) ? [] : value;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+@Injectable()
+export class NodesService {
+  constructor(
+    private readonly nodes: NodesRepository,
+    private readonly publishers: PublishersService,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  async get(nodeId: string): Promise<NodeDto> {
+    const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
+    if (!node || node.status === 'NodeStatusDeleted') {
+      throw new NotFoundException(`node '${nodeId}' not found`);
+    }
+    return toNodeDto(node);
+  }
+
+  async list(query: NodeListQueryDto): Promise<NodeListDto> {
+    const [nodes, total] = await this.nodes.listActiveNodes({
+      search: query.search || undefined,
+      offset: (query.page - 1) * query.limit,
+      limit: query.limit,
+    });
+    return {
+      total,
+      nodes: nodes.map(toNodeDto),
+      page: query.page,
+      limit: query.limit,
+      totalPages: totalPages(total, query.limit),
+    };
+  }
+
+  async create(caller: Principal, publisherId: string, input: CreateNodeDto): Promise<NodeDto> {
+    await this.tx.run(async (manager) => {
+      await this.publishers.requireNodeManager(caller, publisherId, manager);
+      if (await this.nodes.findNode(input.id.toLowerCase(), manager)) {
+        throw new ConflictException(`node id '${input.id}' is already taken`);
+      }
+      const now = new Date();
+      const node = Object.assign(new NodeEntity(), {
+        id: input.id,
+        normalizedId: input.id.toLowerCase(),
+        publisherId,
+        description: null,
+        author: null,
+        category: null,
+        license: null,
+        icon: null,
+        bannerUrl: null,
+        repository: null,
+        tags: [],
+        tagsAdmin: [],
+        supportedOs: [],
+        supportedAccelerators: [],
+        supportedAppVersion: null,
+        supportedAppFrontendVersion: null,
+        preemptedAppNodeNames: [],
+        translations: null,
+        status: 'NodeStatusActive',
+        statusDetail: null,
+        searchRanking: 0,
+        downloads: 0,
+        githubStars: 0,
+        rating: 0,
+        latestVersionId: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      this.assertAdminFieldsUnchanged(caller, node, input);
+      this.applyPatch(node, input);
+      await this.nodes.saveNode(manager, node);
+    });
+    return this.get(input.id);
+  }
+
+  /** PUT /publishers/{publisherId}/nodes/{nodeId}: merge-patch of the node's metadata. */
+  async update(caller: Principal, publisherId: string, nodeId: string, input: UpdateNodeDto): Promise<NodeDto> {
+    if (input.id !== undefined && input.id.toLowerCase() !== nodeId.toLowerCase()) {
+      throw new BadRequestException(`id '${input.id}' in the body does not match node '${nodeId}' in the path`);
+    }
+    const id = await this.tx.run(async (manager) => {
+      const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
+      this.assertAdminFieldsUnchanged(caller, node, input);
+      this.applyPatch(node, input);
+      node.updatedAt = new Date();
+      await this.nodes.saveNode(manager, node);
+      return node.id;
+    });
+    return this.get(id);
+  }
+
+  async listVersions(nodeId: string): Promise<NodeVersionDto[]> {
+    const node = await this.nodes.findNode(nodeId.toLowerCase());
+    if (!node || node.status === 'NodeStatusDeleted') {
+      throw new NotFoundException(`node '${nodeId}' not found`);
+    }
+    const versions = await this.nodes.listVisibleVersions(node.id);
+    return versions.sort(bySemverDescending).map(toNodeVersionDto);
+  }
+
+  createVersion(
+    caller: Principal,
+    publisherId: string,
+    nodeId: string,
+    input: CreateNodeVersionDto,
+  ): Promise<NodeVersionDto> {
+    if (validSemver(input.version) !== input.version) {
+      throw new BadRequestException(`version '${input.version}' is not a valid semantic version (e.g. 1.2.3)`);
+    }
+    return this.tx.run(async (manager) => {
+      const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
+      if (await this.nodes.findVersionByNumber(manager, node.id, input.version)) {
+        throw new ConflictException(`node '${node.id}' already has version '${input.version}'`);
+      }
+      const version = await this.nodes.saveVersion(
+        manager,
+        Object.assign(new NodeVersionEntity(), {
+          id: randomUUID(),
+          nodeId: node.id,
+          version: input.version,
+          changelog: input.changelog ?? null,
+          dependencies: input.dependencies ?? [],
+          deprecated: false,
+          downloadUrl: input.downloadUrl ?? null,
+          status: 'NodeVersionStatusActive',
+          statusReason: null,
+          appNodeExtractStatus: null,
+          supportedOs: input.supported_os ?? [],
+          supportedAccelerators: input.supported_accelerators ?? [],
+          supportedAppVersion: input.supported_app_version ?? null,
+          supportedAppFrontendVersion: input.supported_app_frontend_version ?? null,
+          tags: input.tags ?? [],
+          tagsAdmin: [],
+          createdAt: new Date(),
+        }),
+      );
+      await this.refreshLatestVersion(manager, node.id);
+      return toNodeVersionDto(version);
+    });
+  }
+
+  /** PUT /publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}: changelog, deprecation and (admins) moderation. */
+  updateVersion(
+    caller: Principal,
+    publisherId: string,
+    nodeId: string,
+    versionId: string,
+    input: UpdateNodeVersionDto,
+  ): Promise<NodeVersionDto> {
+    if (!caller.isAdmin) {
+      const adminField = ADMIN_ONLY_VERSION_FIELDS.find((field) => input[field] !== undefined);
+      if (adminField) {
+        throw new ForbiddenException(`only admins may set '${adminField}'`);
+      }
+    }
+    return this.tx.run(async (manager) => {
+      const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
+      const version = await this.nodes.findVersion(manager, node.id, versionId);
+      if (!version || (version.status === 'NodeVersionStatusDeleted' && !caller.isAdmin)) {
+        throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
+      }
+      if (version.status === 'NodeVersionStatusBanned' && !caller.isAdmin) {
+        throw new ForbiddenException(`version '${version.version}' of node '${node.id}' is banned`);
+      }
+      if (input.changelog !== undefined) version.changelog = input.changelog;
+      if (input.deprecated !== undefined) version.deprecated = input.deprecated;
+      if (input.status !== undefined) version.status = input.status;
+      if (input.status_reason !== undefined) version.statusReason = input.status_reason;
+      await this.nodes.saveVersion(manager, version);
+      await this.refreshLatestVersion(manager, node.id);
+      return toNodeVersionDto(version);
+    });
+  }
+
+  /**
+   * Locks a node that may receive a review: 404 when unknown or deleted, 403
+   * when banned. Meant for the reviews module, inside its transaction.
+   */
+  async lockReviewableNode(manager: EntityManager, nodeId: string): Promise<NodeEntity> {
+    const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, this.tx.lockForUpdate());
+    if (!node || node.status === 'NodeStatusDeleted') {
+      throw new NotFoundException(`node '${nodeId}' not found`);
+    }
+    if (node.status === 'NodeStatusBanned') {
+      throw new ForbiddenException(`node '${node.id}' is banned`);
+    }
+    return node;
+  }
+
+  setRating(manager: EntityManager, nodeId: string, rating: number): Promise<void> {
+    return this.nodes.setRating(manager, nodeId, rating);
+  }
+
+  /**
+   * The publisher's node, locked for the rest of the transaction. 404 when the
+   * publisher or node is unknown, or the node is another publisher's (never
+   * revealed); 403 when the caller may not manage the publisher. Deleted nodes
+   * are 404 and banned nodes 403 for everyone but admins.
+   */
+  private async lockPublisherNode(
+    manager: EntityManager,
+    caller: Principal,
+    publisherId: string,
+    nodeId: string,
+  ): Promise<NodeEntity> {
+    await this.publishers.requireNodeManager(caller, publisherId, manager);
+    const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, this.tx.lockForUpdate());
+    if (!node || node.publisherId !== publisherId || (node.status === 'NodeStatusDeleted' && !caller.isAdmin)) {
+      throw new NotFoundException(`node '${nodeId}' not found for publisher '${publisherId}'`);
+    }
+    if (node.status === 'NodeStatusBanned' && !caller.isAdmin) {
+      throw new ForbiddenException(`node '${node.id}' is banned`);
+    }
+    return node;
+  }
+
+  private assertAdminFieldsUnchanged(caller: Principal, node: NodeEntity, input: NodeFieldsDto): void {
+    if (caller.isAdmin) return;
+    for (const field of ADMIN_ONLY_NODE_FIELDS) {
+      const value = input[field as keyof NodeFieldsDto];
+      if (value !== undefined && !sameValue(patchValue(field, value), node[NODE_COLUMNS[field]])) {
+        throw new ForbiddenException(`only admins may change '${field}'`);
+      }
+    }
+  }
+
+  private applyPatch(node: NodeEntity, input: NodeFieldsDto & { name?: string }): void {
+    for (const [field, column] of Object.entries(NODE_COLUMNS) as [NodeField, keyof NodeEntity][]) {
+      const value = input[field];
+      if (value !== undefined) {
+        Object.assign(node, { [column]: patchValue(field, value) });
+      }
+    }
+  }
+
+  private async refreshLatestVersion(manager: EntityManager, nodeId: string): Promise<void> {
+    const latest = pickLatestVersion(await this.nodes.versionCandidates(manager, nodeId));
+    await this.nodes.setLatestVersion(manager, nodeId, latest?.id ?? null);
+  }
+}

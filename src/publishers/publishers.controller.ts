@@ -1,0 +1,41 @@
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
+import { Principal } from '../auth/principal';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { AddMemberDto, CreatePublisherDto, PublisherDto, PublisherMemberDto } from './dto/publisher.dto';
+import { PublishersService } from './publishers.service';
+
+@ApiTags('publishers')
+@Controller('publishers')
+export class PublishersController {
+  constructor(private readonly publishers: PublishersService) {}
+
+  /** Creates a publisher; the caller becomes its owner. */
+  @Post()
+  @Authenticated()
+  @ApiErrors(400, 409)
+  create(@CurrentUser() caller: Principal, @Body() body: CreatePublisherDto): Promise<PublisherDto> {
+    return this.publishers.create(caller, body);
+  }
+
+  /** A publisher and its members. Member e-mails are shown only to its members and to admins. */
+  @Get(':publisherId')
+  @Authenticated({ optional: true })
+  @ApiErrors(404)
+  get(@Param('publisherId') publisherId: string, @CurrentUser() viewer?: Principal): Promise<PublisherDto> {
+    return this.publishers.get(publisherId, viewer);
+  }
+
+  /** Adds a member (owners and admins only). */
+  @Post(':publisherId/members')
+  @Authenticated()
+  @ApiErrors(400, 403, 404, 409)
+  addMember(
+    @CurrentUser() caller: Principal,
+    @Param('publisherId') publisherId: string,
+    @Body() body: AddMemberDto,
+  ): Promise<PublisherMemberDto> {
+    return this.publishers.addMember(caller, publisherId, body);
+  }
+}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { PublisherMemberEntity } from './entities/publisher-member.entity';
+import { PublisherEntity } from './entities/publisher.entity';
+
+/** Data access for the publisher aggregate: the publisher and its members. */
+@Injectable()
+export class PublishersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<PublisherEntity | null> {
+    return manager.findOne(PublisherEntity, { where: { id } });
+  }
+
+  findMembership(publisherId: string, userId: string, manager: EntityManager = this.dataSource.manager) {
+    return manager.findOne(PublisherMemberEntity, { where: { publisherId, userId } });
+  }
+
+  membersWithUsers(publisherId: string): Promise<PublisherMemberEntity[]> {
+    return this.dataSource.manager.find(PublisherMemberEntity, {
+      where: { publisherId },
+      relations: { user: true },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  insertPublisher(manager: EntityManager, publisher: PublisherEntity): Promise<PublisherEntity> {
+    return manager.save(PublisherEntity, publisher);
+  }
+
+  insertMember(manager: EntityManager, member: PublisherMemberEntity): Promise<PublisherMemberEntity> {
+    return manager.save(PublisherMemberEntity, member);
+  }
+}

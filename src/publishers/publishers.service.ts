@@ -1,0 +1,110 @@
+import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { Principal } from '../auth/principal';
+import { TransactionRunner } from '../database/transaction-runner';
+import { UsersService } from '../users/users.service';
+import { AddMemberDto, CreatePublisherDto, PublisherDto, PublisherMemberDto } from './dto/publisher.dto';
+import { toPublisherDto, toPublisherMemberDto } from './dto/publisher.mapper';
+import { PublisherMemberEntity, PublisherRole } from './entities/publisher-member.entity';
+import { PublisherEntity } from './entities/publisher.entity';
+import { PublishersRepository } from './publishers.repository';
+
+@Injectable()
+export class PublishersService {
+  constructor(
+    private readonly publishers: PublishersRepository,
+    private readonly users: UsersService,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  /** Creates a publisher owned by the caller. */
+  async create(caller: Principal, input: CreatePublisherDto): Promise<PublisherDto> {
+    await this.tx.run(async (manager) => {
+      if (await this.publishers.findById(input.id, manager)) {
+        throw new ConflictException(`publisher '${input.id}' already exists`);
+      }
+      const now = new Date();
+      await this.publishers.insertPublisher(
+        manager,
+        Object.assign(new PublisherEntity(), {
+          id: input.id,
+          name: input.name,
+          description: input.description ?? null,
+          website: input.website ?? null,
+          support: input.support ?? null,
+          sourceCodeRepo: input.source_code_repo ?? null,
+          logo: input.logo ?? null,
+          createdAt: now,
+        }),
+      );
+      await this.insertMember(manager, input.id, caller.id, 'owner', now);
+    });
+    return this.get(input.id, caller);
+  }
+
+  /** The publisher with its members; member e-mails only for its members and admins. */
+  async get(publisherId: string, viewer?: Principal): Promise<PublisherDto> {
+    const publisher = await this.requirePublisher(publisherId);
+    const members = await this.publishers.membersWithUsers(publisherId);
+    const showEmails = viewer !== undefined && (viewer.isAdmin || members.some((m) => m.userId === viewer.id));
+    return { ...toPublisherDto(publisher), members: members.map((m) => toPublisherMemberDto(m, showEmails)) };
+  }
+
+  /** Adds a user to the publisher (owners and admins only). */
+  async addMember(caller: Principal, publisherId: string, input: AddMemberDto): Promise<PublisherMemberDto> {
+    await this.requireRole(caller, publisherId, 'owner');
+    await this.users.getUser(input.user_id);
+    const member = await this.tx.run(async (manager) => {
+      if (await this.publishers.findMembership(publisherId, input.user_id, manager)) {
+        throw new ConflictException(`user '${input.user_id}' is already a member of publisher '${publisherId}'`);
+      }
+      return this.insertMember(manager, publisherId, input.user_id, input.role, new Date());
+    });
+    const [withUser] = (await this.publishers.membersWithUsers(publisherId)).filter((m) => m.id === member.id);
+    return toPublisherMemberDto(withUser, true);
+  }
+
+  /**
+   * The publisher whose nodes the caller wants to change: 404 when it does not
+   * exist, 403 when the caller is neither a member nor an admin.
+   */
+  requireNodeManager(caller: Principal, publisherId: string, manager?: EntityManager): Promise<PublisherEntity> {
+    return this.requireRole(caller, publisherId, 'member', manager);
+  }
+
+  private async requireRole(
+    caller: Principal,
+    publisherId: string,
+    role: PublisherRole,
+    manager?: EntityManager,
+  ): Promise<PublisherEntity> {
+    const publisher = await this.requirePublisher(publisherId, manager);
+    if (caller.isAdmin) {
+      return publisher;
+    }
+    const membership = await this.publishers.findMembership(publisherId, caller.id, manager);
+    if (!membership) {
+      throw new ForbiddenException(`you are not a member of publisher '${publisherId}'`);
+    }
+    if (role === 'owner' && membership.role !== 'owner') {
+      throw new ForbiddenException(`only an owner of publisher '${publisherId}' may do this`);
+    }
+    return publisher;
+  }
+
+  private async requirePublisher(publisherId: string, manager?: EntityManager): Promise<PublisherEntity> {
+    const publisher = await this.publishers.findById(publisherId, manager);
+    if (!publisher) {
+      throw new NotFoundException(`publisher '${publisherId}' not found`);
+    }
+    return publisher;
+  }
+
+  private insertMember(manager: EntityManager, publisherId: string, userId: string, role: PublisherRole, at: Date) {
+    return this.publishers.insertMember(
+      manager,
+      Object.assign(new PublisherMemberEntity(), { id: randomUUID(), publisherId, userId, role, createdAt: at }),
+    );
+  }
+}

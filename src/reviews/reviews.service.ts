@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Principal } from '../auth/principal';
+import { TransactionRunner } from '../database/transaction-runner';
+import { NodeDto } from '../nodes/dto/node.dto';
+import { NodesService } from '../nodes/nodes.service';
+import { ReviewEntity } from './entities/review.entity';
+import { ReviewsRepository } from './reviews.repository';
+
+@Injectable()
+export class ReviewsService {
+  constructor(
+    private readonly reviews: ReviewsRepository,
+    private readonly nodes: NodesService,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  /**
+   * Records the caller's review (replacing an earlier one) and recomputes the
+   * node's rating. The node row is locked first, so concurrent reviews queue
+   * on it and each recomputation sees every committed review: no lost update.
+   */
+  async review(caller: Principal, nodeId: string, star: number): Promise<NodeDto> {
+    const id = await this.tx.run(async (manager) => {
+      const node = await this.nodes.lockReviewableNode(manager, nodeId);
+      const now = new Date();
+      const review =
+        (await this.reviews.findByNodeAndUser(manager, node.id, caller.id)) ??
+        Object.assign(new ReviewEntity(), { id: randomUUID(), nodeId: node.id, userId: caller.id, createdAt: now });
+      review.star = star;
+      review.updatedAt = now;
+      await this.reviews.save(manager, review);
+      const { sum, count } = await this.reviews.starTotals(manager, node.id);
+      await this.nodes.setRating(manager, node.id, count === 0 ? 0 : sum / count);
+      return node.id;
+    });
+    return this.nodes.get(id);
+  }
+}

@@ -1,0 +1,85 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Length, Max, Min, NotEquals } from 'class-validator';
+import { LEDGER_KINDS, LedgerKind } from '../entities/credit-ledger-entry.entity';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class CreateUserDto {
+  /** Unique, compared ignoring case. @example ada@example.com */
+  @Transform(trim)
+  @IsEmail()
+  @Length(3, 320)
+  email!: string;
+
+  /** @example Ada Lovelace */
+  @Transform(trim)
+  @IsString()
+  @Length(1, 256)
+  name!: string;
+
+  /** Admins may act on every publisher and use the admin API. */
+  @IsOptional()
+  @IsBoolean()
+  is_admin?: boolean;
+}
+
+export class CreateTokenDto {
+  /** A label to recognise the token by. @example laptop */
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  name?: string;
+}
+
+export class GrantCreditsDto {
+  /** Credits to add; a negative amount corrects a balance but never takes it below 0. @example 500 */
+  @IsInt()
+  @NotEquals(0)
+  @Min(-1_000_000_000)
+  @Max(1_000_000_000)
+  amount!: number;
+}
+
+export class UserDto {
+  id!: string;
+  email!: string;
+  name!: string;
+  is_admin!: boolean;
+  /** Current credit balance. */
+  credits!: number;
+}
+
+export class CreatedTokenDto {
+  id!: string;
+  /** The token itself. Shown only now: store it, it cannot be retrieved again. */
+  token!: string;
+  name!: string | null;
+  created_at!: string;
+}
+
+export class BalanceDto {
+  user_id!: string;
+  balance!: number;
+}
+
+export class LedgerEntryDto {
+  id!: number;
+  /** @example grant */
+  kind!: LedgerKind;
+  /** Signed: positive adds credits, negative takes them. */
+  amount!: number;
+  /** The balance right after this movement. */
+  balance_after!: number;
+  task_id?: string;
+  created_at!: string;
+}
+
+export class LedgerPageDto {
+  total!: number;
+  entries!: LedgerEntryDto[];
+  page!: number;
+  limit!: number;
+  totalPages!: number;
+}
+
+export { LEDGER_KINDS };

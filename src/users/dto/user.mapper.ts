@@ -1,0 +1,23 @@
+import { AccessTokenEntity } from '../entities/access-token.entity';
+import { CreditLedgerEntryEntity } from '../entities/credit-ledger-entry.entity';
+import { UserEntity } from '../entities/user.entity';
+import { CreatedTokenDto, LedgerEntryDto, UserDto } from './user.dto';
+
+export function toUserDto(user: UserEntity): UserDto {
+  return { id: user.id, email: user.email, name: user.name, is_admin: user.isAdmin, credits: user.credits };
+}
+
+export function toCreatedTokenDto(token: AccessTokenEntity, secret: string): CreatedTokenDto {
+  return { id: token.id, token: secret, name: token.name, created_at: token.createdAt.toISOString() };
+}
+
+export function toLedgerEntryDto(entry: CreditLedgerEntryEntity): LedgerEntryDto {
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    amount: entry.amount,
+    balance_after: entry.balanceAfter,
+    ...(entry.taskId ? { task_id: entry.taskId } : {}),
+    created_at: entry.createdAt.toISOString(),
+  };
+}

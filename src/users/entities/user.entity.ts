@@ -1,0 +1,24 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+@Entity('users')
+export class UserEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  /** Stored lower-cased so uniqueness ignores case. */
+  @Column({ type: 'varchar', length: 320, unique: true })
+  email!: string;
+
+  @Column({ type: 'varchar', length: 256 })
+  name!: string;
+
+  @Column({ name: 'is_admin', type: 'boolean', default: false })
+  isAdmin!: boolean;
+
+  /** Credit balance; only ever changed by conditional updates that also write a ledger entry. */
+  @Column({ type: 'integer', default: 0 })
+  credits!: number;
+
+  @Column({ name: 'created_at', type: Date })
+  createdAt!: Date;
+}

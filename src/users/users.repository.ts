@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
+import { AccessTokenEntity } from './entities/access-token.entity';
+import { CreditLedgerEntryEntity } from './entities/credit-ledger-entry.entity';
+import { UserEntity } from './entities/user.entity';
+
+/** Data access for the user aggregate: the user, its tokens and its credit ledger. */
+@Injectable()
+export class UsersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  findById(id: string, manager: EntityManager = this.dataSource.manager, options: Pick<FindOneOptions, 'lock'> = {}) {
+    return manager.findOne(UserEntity, { where: { id }, ...options });
+  }
+
+  findByEmail(email: string, manager: EntityManager = this.dataSource.manager) {
+    return manager.findOne(UserEntity, { where: { email } });
+  }
+
+  insertUser(manager: EntityManager, user: UserEntity): Promise<UserEntity> {
+    return manager.save(UserEntity, user);
+  }
+
+  setCredits(manager: EntityManager, userId: string, credits: number): Promise<unknown> {
+    return manager.update(UserEntity, { id: userId }, { credits });
+  }
+
+  /** The owner of an unrevoked token with this hash, in one query. */
+  findUserByActiveTokenHash(tokenHash: string): Promise<UserEntity | null> {
+    return this.dataSource.manager
+      .createQueryBuilder(UserEntity, 'user')
+      .innerJoin(AccessTokenEntity, 'token', 'token.user_id = user.id')
+      .where('token.token_hash = :tokenHash AND token.revoked_at IS NULL', { tokenHash })
+      .getOne();
+  }
+
+  insertToken(manager: EntityManager, token: AccessTokenEntity): Promise<AccessTokenEntity> {
+    return manager.save(AccessTokenEntity, token);
+  }
+
+  /** Revokes one of the user's live tokens; false when there is no such token. */
+  async revokeToken(manager: EntityManager, userId: string, tokenId: string, at: Date): Promise<boolean> {
+    const result = await manager.update(
+      AccessTokenEntity,
+      { id: tokenId, userId, revokedAt: IsNull() },
+      { revokedAt: at },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<CreditLedgerEntryEntity> {
+    return manager.save(CreditLedgerEntryEntity, manager.create(CreditLedgerEntryEntity, entry));
+  }
+
+  ledgerPage(userId: string, page: number, limit: number): Promise<[CreditLedgerEntryEntity[], number]> {
+    return this.dataSource.manager.findAndCount(CreditLedgerEntryEntity, {
+      where: { userId },
+      order: { id: 'DESC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+  }
+}

@@ -1,0 +1,114 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Principal } from '../auth/principal';
+import { generateToken, hashToken } from '../auth/token-hash';
+import { totalPages } from '../common/pagination/page-query.dto';
+import { TransactionRunner } from '../database/transaction-runner';
+import { BalanceDto, CreateTokenDto, CreateUserDto, CreatedTokenDto, LedgerPageDto, UserDto } from './dto/user.dto';
+import { toCreatedTokenDto, toLedgerEntryDto, toUserDto } from './dto/user.mapper';
+import { UserEntity } from './entities/user.entity';
+import { UsersRepository } from './users.repository';
+
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  /** The principal behind a bearer token, or null when the token is unknown or revoked. */
+  async authenticate(token: string): Promise<Principal | null> {
+    const user = await this.users.findUserByActiveTokenHash(hashToken(token));
+    return user ? { id: user.id, email: user.email, name: user.name, isAdmin: user.isAdmin } : null;
+  }
+
+  createUser(input: CreateUserDto): Promise<UserDto> {
+    const email = input.email.toLowerCase();
+    return this.tx.run(async (manager) => {
+      if (await this.users.findByEmail(email, manager)) {
+        throw new ConflictException(`a user with email '${email}' already exists`);
+      }
+      const user = await this.users.insertUser(
+        manager,
+        Object.assign(new UserEntity(), {
+          id: randomUUID(),
+          email,
+          name: input.name,
+          isAdmin: input.is_admin ?? false,
+          credits: 0,
+          createdAt: new Date(),
+        }),
+      );
+      return toUserDto(user);
+    });
+  }
+
+  async findByEmail(email: string): Promise<UserDto> {
+    const user = await this.users.findByEmail(email.toLowerCase());
+    if (!user) {
+      throw new NotFoundException(`no user with email '${email}'`);
+    }
+    return toUserDto(user);
+  }
+
+  async getUser(userId: string): Promise<UserDto> {
+    return toUserDto(await this.requireUser(userId));
+  }
+
+  createToken(userId: string, input: CreateTokenDto): Promise<CreatedTokenDto> {
+    const secret = generateToken();
+    return this.tx.run(async (manager) => {
+      await this.requireUser(userId);
+      const token = await this.users.insertToken(manager, {
+        id: randomUUID(),
+        userId,
+        name: input.name ?? null,
+        tokenHash: hashToken(secret),
+        createdAt: new Date(),
+        revokedAt: null,
+      });
+      return toCreatedTokenDto(token, secret);
+    });
+  }
+
+  async revokeToken(userId: string, tokenId: string): Promise<void> {
+    const revoked = await this.tx.run((manager) => this.users.revokeToken(manager, userId, tokenId, new Date()));
+    if (!revoked) {
+      throw new NotFoundException(`token '${tokenId}' not found`);
+    }
+  }
+
+  /** Adds (or, with a negative amount, removes) credits; the balance never goes below 0 and the ledger records what was applied. */
+  grantCredits(userId: string, amount: number): Promise<BalanceDto> {
+    return this.tx.run(async (manager) => {
+      const user = await this.users.findById(userId, manager, this.tx.lockForUpdate());
+      if (!user) {
+        throw new NotFoundException(`user '${userId}' not found`);
+      }
+      const balance = Math.max(0, user.credits + amount);
+      await this.users.setCredits(manager, userId, balance);
+      await this.users.appendLedgerEntry(manager, {
+        userId,
+        kind: 'grant',
+        amount: balance - user.credits,
+        balanceAfter: balance,
+        taskId: null,
+        createdAt: new Date(),
+      });
+      return { user_id: userId, balance };
+    });
+  }
+
+  async ledger(userId: string, page: number, limit: number): Promise<LedgerPageDto> {
+    const [entries, total] = await this.users.ledgerPage(userId, page, limit);
+    return { total, entries: entries.map(toLedgerEntryDto), page, limit, totalPages: totalPages(total, limit) };
+  }
+
+  private async requireUser(userId: string): Promise<UserEntity> {
+    const user = await this.users.findById(userId);
+    if (!user) {
+      throw new NotFoundException(`user '${userId}' not found`);
+    }
+    return user;
+  }
+}
