@@ -8,14 +8,7 @@ const transform = {
     'ts-jest',
     {
       tsconfig: 'tsconfig.json',
-      astTransformers: {
-        before: [
-          {
-            path: '@nestjs/swagger/plugin',
-            options: { introspectComments: true, classValidatorShim: true, dtoFileNameSuffix: ['.dto.ts'] },
-          },
-        ],
-      },
+      astTransformers: { before: ['<rootDir>/test/support/swagger-plugin-transformer.js'] },
     },
   ],
 };
@@ -38,7 +31,7 @@ module.exports = {
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
-      testTimeout: 60000,
     },
   ],
+  testTimeout: 60000,
 };

@@ -81,9 +81,15 @@ export class NodesService {
     private readonly tx: TransactionRunner,
   ) {}
 
-  async get(nodeId: string): Promise<NodeDto> {
+  /** The public read: deleted nodes do not exist for it. */
+  get(nodeId: string): Promise<NodeDto> {
+    return this.display(nodeId, { includeDeleted: false });
+  }
+
+  /** The node as every route shows it; writes show what they wrote, even a node an admin just deleted. */
+  private async display(nodeId: string, { includeDeleted }: { includeDeleted: boolean }): Promise<NodeDto> {
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
-    if (!node || node.status === 'NodeStatusDeleted') {
+    if (!node || (node.status === 'NodeStatusDeleted' && !includeDeleted)) {
       throw new NotFoundException(`node '${nodeId}' not found`);
     }
     return toNodeDto(node);
@@ -144,7 +150,7 @@ export class NodesService {
       this.applyPatch(node, input);
       await this.nodes.saveNode(manager, node);
     });
-    return this.get(input.id);
+    return this.display(input.id, { includeDeleted: true });
   }
 
   /** PUT /publishers/{publisherId}/nodes/{nodeId}: merge-patch of the node's metadata. */
@@ -160,7 +166,7 @@ export class NodesService {
       await this.nodes.saveNode(manager, node);
       return node.id;
     });
-    return this.get(id);
+    return this.display(id, { includeDeleted: true });
   }
 
   async listVersions(nodeId: string): Promise<NodeVersionDto[]> {

@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { generateToken, hashToken } from '../auth/token-hash';
 import { totalPages } from '../common/pagination/page-query.dto';
@@ -58,7 +59,7 @@ export class UsersService {
   createToken(userId: string, input: CreateTokenDto): Promise<CreatedTokenDto> {
     const secret = generateToken();
     return this.tx.run(async (manager) => {
-      await this.requireUser(userId);
+      await this.requireUser(userId, manager);
       const token = await this.users.insertToken(manager, {
         id: randomUUID(),
         userId,
@@ -104,8 +105,9 @@ export class UsersService {
     return { total, entries: entries.map(toLedgerEntryDto), page, limit, totalPages: totalPages(total, limit) };
   }
 
-  private async requireUser(userId: string): Promise<UserEntity> {
-    const user = await this.users.findById(userId);
+  /** Inside a transaction, pass its manager: a query on another pooled connection could wait on this one forever. */
+  private async requireUser(userId: string, manager?: EntityManager): Promise<UserEntity> {
+    const user = await this.users.findById(userId, manager);
     if (!user) {
       throw new NotFoundException(`user '${userId}' not found`);
     }

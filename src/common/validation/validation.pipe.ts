@@ -4,7 +4,9 @@ import { ArgumentMetadata, BadRequestException, Injectable, ValidationError, Val
 export function describeValidationErrors(errors: ValidationError[], parentPath = ''): string[] {
   return errors.flatMap((error) => {
     const path = parentPath ? `${parentPath}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((text) =>
+    // A null where null is not allowed fails every type check too; saying so once is clearer.
+    const constraints = error.constraints?.notNullable ? { notNullable: error.constraints.notNullable } : error.constraints;
+    const own = Object.values(constraints ?? {}).map((text) =>
       parentPath && text.startsWith(`${error.property} `) ? `${path}${text.slice(error.property.length)}` : text,
     );
     return [...own, ...describeValidationErrors(error.children ?? [], path)];

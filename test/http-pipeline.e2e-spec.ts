@@ -1,0 +1,157 @@
+import { OpenAPIObject } from '@nestjs/swagger';
+import { TestApp, TestUser } from './support/test-app';
+
+/** The contract's error body, checked field by field. */
+function expectErrorBody(body: Record<string, unknown>, status: number, error: string, requestId?: string) {
+  expect(body).toEqual({
+    statusCode: status,
+    error,
+    message: expect.any(String),
+    requestId: requestId ?? expect.any(String),
+  });
+}
+
+describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
+  let t: TestApp;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    t = await TestApp.start();
+    user = await t.createUser();
+  });
+  afterAll(() => t.close());
+
+  it('unknown routes get the error body and the X-Request-Id header', async () => {
+    const res = await t.http.get('/no/such/route').expect(404);
+    expectErrorBody(res.body, 404, 'Not Found', res.headers['x-request-id']);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('echoes a valid incoming X-Request-Id and replaces an invalid one', async () => {
+    const echoed = await t.http.get('/health').set('X-Request-Id', 'abc-123.trace').expect(200);
+    expect(echoed.headers['x-request-id']).toBe('abc-123.trace');
+    const replaced = await t.http.get('/health').set('X-Request-Id', 'bad id with spaces').expect(200);
+    expect(replaced.headers['x-request-id']).not.toBe('bad id with spaces');
+  });
+
+  it('malformed JSON is a 400 in the error shape', async () => {
+    const res = await t.http
+      .put('/publishers/p/nodes/n')
+      .set(user.auth)
+      .set('Content-Type', 'application/json')
+      .send('{"name": ')
+      .expect(400);
+    expectErrorBody(res.body, 400, 'Bad Request');
+    expect(res.body.message).toBe('request body is not valid JSON');
+  });
+
+  it('a non-JSON body is 415 and an oversized body is 413', async () => {
+    const text = await t.http.post('/publishers').set(user.auth).set('Content-Type', 'text/plain').send('id=x').expect(415);
+    expectErrorBody(text.body, 415, 'Unsupported Media Type');
+    const huge = await t.http
+      .post('/publishers')
+      .set(user.auth)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ id: 'huge', name: 'x'.repeat(1_100_000) }))
+      .expect(413);
+    expectErrorBody(huge.body, 413, 'Payload Too Large');
+  });
+
+  it('a body that is not a JSON object is 400', async () => {
+    const res = await t.http.post('/publishers').set(user.auth).send([{ id: 'x', name: 'y' }]).expect(400);
+    expect(res.body.message).toBe('request body must be a JSON object');
+  });
+
+  it('validation problems are joined into one message naming every field', async () => {
+    const res = await t.http.post('/publishers').set(user.auth).send({ id: 'Bad Id', name: 7, colour: 'red' }).expect(400);
+    expectErrorBody(res.body, 400, 'Bad Request');
+    expect(res.body.message).toContain('property colour should not exist');
+    expect(res.body.message).toContain('id must match');
+    expect(res.body.message).toContain('name must be a string');
+  });
+
+  it.each([
+    ['no header', {}, 'missing bearer token'],
+    ['a malformed header', { Authorization: 'Token abc' }, 'malformed Authorization header'],
+    ['an unknown token', { Authorization: 'Bearer nrt_unknown' }, 'invalid or revoked access token'],
+  ])('401 with WWW-Authenticate for %s', async (_case, headers, message) => {
+    const res = await t.http.get('/users/me').set(headers).expect(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+    expectErrorBody(res.body, 401, 'Unauthorized');
+    expect(res.body.message).toContain(message);
+  });
+
+  it('accepts the token only in the Authorization header, never in the query string', async () => {
+    await t.http.get(`/users/me?access_token=${user.token}`).expect(401);
+  });
+
+  it('health and readiness answer', async () => {
+    expect((await t.http.get('/health').expect(200)).body.status).toBe('ok');
+    const ready = await t.http.get('/health/ready').expect(200);
+    expect(ready.body.details.database.status).toBe('up');
+  });
+
+  it('serves Swagger UI at /docs', async () => {
+    const res = await t.http.get('/docs').redirects(1).expect(200);
+    expect(res.text).toContain('swagger-ui');
+  });
+
+  describe('the OpenAPI document', () => {
+    let doc: OpenAPIObject;
+    beforeAll(async () => {
+      doc = (await t.http.get('/docs-json').expect(200)).body as OpenAPIObject;
+    });
+
+    it('documents the bearer scheme and guards the publisher routes with it', () => {
+      expect(doc.components?.securitySchemes?.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+      const put = doc.paths['/publishers/{publisherId}/nodes/{nodeId}'].put;
+      expect(put?.security).toEqual([{ bearer: [] }]);
+      expect(Object.keys(put?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404']));
+      expect(doc.paths['/nodes/{nodeId}/reviews'].post?.security).toEqual([{ bearer: [] }]);
+    });
+
+    it('describes request and reply schemas with the spec field names, category deprecated', () => {
+      const schemas = doc.components?.schemas as Record<string, { properties: Record<string, Record<string, unknown>> }>;
+      expect(Object.keys(schemas.NodeDto.properties)).toEqual(
+        expect.arrayContaining(['banner_url', 'created_at', 'latest_version', 'preempted_app_node_names', 'tags_admin']),
+      );
+      expect(schemas.NodeDto.properties.category.deprecated).toBe(true);
+      expect(schemas.UpdateNodeDto.properties.category.deprecated).toBe(true);
+      expect(Object.keys(schemas.NodeVersionDto.properties)).toEqual(
+        expect.arrayContaining(['createdAt', 'downloadUrl', 'node_id', 'app_node_extract_status']),
+      );
+      expect(schemas.UpdateNodeDto.properties.name).toMatchObject({ minLength: 1, maxLength: 256 });
+      expect(Object.keys(schemas.ErrorResponseDto.properties)).toEqual(['statusCode', 'error', 'message', 'requestId']);
+    });
+
+    it('documents the star query parameter of reviews with its range', () => {
+      const star = doc.paths['/nodes/{nodeId}/reviews'].post?.parameters?.find(
+        (p) => 'name' in p && p.name === 'star',
+      ) as unknown as { required: boolean; schema: Record<string, unknown> };
+      expect(star.required).toBe(true);
+      expect(star.schema).toMatchObject({ minimum: 1, maximum: 5 });
+    });
+  });
+});
+
+describe('HTTP pipeline when something breaks', () => {
+  it('a crash is a bare 500 without internals, and readiness reports 503', async () => {
+    const t = await TestApp.start();
+    await t.dataSource.destroy();
+    const res = await t.http.get('/nodes/anything').expect(500);
+    expect(res.body).toEqual({
+      statusCode: 500,
+      error: 'Internal Server Error',
+      message: 'internal server error',
+      requestId: res.headers['x-request-id'],
+    });
+    const ready = await t.http.get('/health/ready').expect(503);
+    expect(ready.body.statusCode).toBe(503);
+    await t.close();
+  });
+
+  it('a bad configuration value stops startup with a message naming the variable', async () => {
+    await expect(TestApp.start({ PORT: 'eighty' })).rejects.toThrow(/PORT/);
+    delete process.env.PORT;
+  });
+});

@@ -1,0 +1,252 @@
+import { NodeEntity } from '../src/nodes/entities/node.entity';
+import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { TestApp, TestUser, unique } from './support/test-app';
+
+describe('Nodes', () => {
+  let t: TestApp;
+  let admin: TestUser;
+  let outsider: TestUser;
+
+  beforeAll(async () => {
+    t = await TestApp.start();
+    admin = await t.createUser({ admin: true });
+    outsider = await t.createUser();
+  });
+  afterAll(() => t.close());
+
+  const nodeUrl = (f: PublisherFixture, nodeId = f.nodeId) => `/publishers/${f.publisherId}/nodes/${nodeId}`;
+  const stored = (nodeId: string) => t.dataSource.getRepository(NodeEntity).findOneByOrFail({ id: nodeId });
+
+  describe('create and read', () => {
+    it('creates a node with defaults and shows it with its publisher', async () => {
+      const f = await createPublisherWithNode(t, { tags: ['image'], repository: 'https://example.com/repo' });
+      const res = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      expect(res.body).toMatchObject({
+        id: f.nodeId,
+        name: 'A node',
+        tags: ['image'],
+        repository: 'https://example.com/repo',
+        status: 'NodeStatusActive',
+        rating: 0,
+        downloads: 0,
+        search_ranking: 0,
+        tags_admin: [],
+        publisher: { id: f.publisherId, name: 'Publisher' },
+      });
+      expect(res.body).not.toHaveProperty('latest_version');
+      expect(res.body.publisher).not.toHaveProperty('members');
+    });
+
+    it('looks nodes up and keeps ids unique ignoring case', async () => {
+      const f = await createPublisherWithNode(t);
+      expect((await t.http.get(`/nodes/${f.nodeId.toUpperCase()}`).expect(200)).body.id).toBe(f.nodeId);
+      const taken = await t.http
+        .post(`/publishers/${f.publisherId}/nodes`)
+        .set(f.owner.auth)
+        .send({ id: f.nodeId.toLowerCase(), name: 'dup' })
+        .expect(409);
+      expect(taken.body.message).toContain('already taken');
+    });
+
+    it('validates node ids and requires membership to create', async () => {
+      const f = await createPublisherWithNode(t);
+      for (const id of ['-leading', 'trailing.', 'has space', 'x'.repeat(101), '']) {
+        await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id, name: 'n' }).expect(400);
+      }
+      await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id: unique('n') }).expect(400);
+      await t.http.post(`/publishers/${f.publisherId}/nodes`).set(outsider.auth).send({ id: unique('n'), name: 'n' }).expect(403);
+      await t.http.post(`/publishers/${unique('nope')}/nodes`).set(outsider.auth).send({ id: unique('n'), name: 'n' }).expect(404);
+      const adminField = await t.http
+        .post(`/publishers/${f.publisherId}/nodes`)
+        .set(f.member.auth)
+        .send({ id: unique('n'), name: 'n', search_ranking: 100 })
+        .expect(403);
+      expect(adminField.body.message).toContain('search_ranking');
+    });
+
+    it('returns 404 for unknown nodes', async () => {
+      await t.http.get(`/nodes/${unique('missing')}`).expect(404);
+      await t.http.get(`/nodes/${unique('missing')}/versions`).expect(404);
+    });
+  });
+
+  describe('PUT /publishers/{publisherId}/nodes/{nodeId}', () => {
+    let f: PublisherFixture;
+    beforeEach(async () => {
+      f = await createPublisherWithNode(t, {
+        description: 'first',
+        author: 'Ann',
+        tags: ['a', 'b'],
+        supported_os: ['linux'],
+        icon: 'https://example.com/icon.png',
+      });
+    });
+
+    it('is a merge patch: omitted fields stay, null clears, arrays are replaced whole', async () => {
+      const res = await t.http
+        .put(nodeUrl(f))
+        .set(f.owner.auth)
+        .send({ description: null, tags: ['c'], supported_os: null, category: 'legacy' })
+        .expect(200);
+      expect(res.body).toMatchObject({
+        name: 'A node',
+        author: 'Ann',
+        icon: 'https://example.com/icon.png',
+        description: null,
+        tags: ['c'],
+        supported_os: [],
+        category: 'legacy',
+      });
+      const row = await stored(f.nodeId);
+      expect([row.description, row.tags, row.supportedOs, row.author]).toEqual([null, ['c'], [], 'Ann']);
+    });
+
+    it('returns the full node, as GET shows it', async () => {
+      const put = await t.http.put(nodeUrl(f)).set(f.member.auth).send({ name: 'Renamed' }).expect(200);
+      const get = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      expect(put.body).toEqual(get.body);
+      expect(get.body.name).toBe('Renamed');
+    });
+
+    it('supports a GET → edit → PUT round trip, ignoring server-managed fields', async () => {
+      const { body: node } = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      const res = await t.http
+        .put(nodeUrl(f))
+        .set(f.member.auth)
+        .send({ ...node, description: 'edited', downloads: 999, rating: 5, github_stars: 7, created_at: '2000-01-01T00:00:00Z' })
+        .expect(200);
+      expect(res.body).toMatchObject({ description: 'edited', downloads: 0, rating: 0, github_stars: 0, created_at: node.created_at });
+    });
+
+    it('rejects clearing the name, and a body id that differs from the path', async () => {
+      const cleared = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ name: null }).expect(400);
+      expect(cleared.body.message).toBe('name cannot be null');
+      const mismatch = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ id: 'other-node' }).expect(400);
+      expect(mismatch.body.message).toContain('does not match');
+      await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ id: f.nodeId.toUpperCase() }).expect(200);
+    });
+
+    it.each([
+      [{ icon: 'ftp://example.com/x.png' }, 'icon must be an absolute http(s) URL'],
+      [{ banner_url: 'not a url' }, 'banner_url must be an absolute http(s) URL'],
+      [{ repository: '/relative/path' }, 'repository must be an absolute http(s) URL'],
+      [{ name: '' }, 'name must be longer than or equal to 1 characters'],
+      [{ name: 'n'.repeat(257) }, 'name must be shorter than or equal to 256 characters'],
+      [{ description: 'd'.repeat(5001) }, 'description must be shorter than or equal to 5000 characters'],
+      [{ tags: ['ok', ''] }, 'each value in tags should not be empty'],
+      [{ tags: 'image' }, 'tags must be an array'],
+      [{ supported_accelerators: [1] }, 'each value in supported_accelerators must be a string'],
+      [{ preempted_app_node_names: [''] }, 'each value in preempted_app_node_names should not be empty'],
+      [{ translations: { de: 'Hallo' } }, 'translations must be an object whose values are objects'],
+      [{ downloads: 'many' }, 'downloads must be an integer number'],
+      [{ colour: 'red' }, 'property colour should not exist'],
+    ])('rejects %j with 400 and changes nothing', async (body, message) => {
+      const before = await stored(f.nodeId);
+      const res = await t.http.put(nodeUrl(f)).set(f.owner.auth).send(body).expect(400);
+      expect(res.body.message).toContain(message);
+      expect(await stored(f.nodeId)).toEqual(before);
+    });
+
+    it('accepts translations as an object of objects', async () => {
+      const translations = { de: { name: 'Ein Knoten' }, fr: { name: 'Un nœud' } };
+      const res = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ translations }).expect(200);
+      expect(res.body.translations).toEqual(translations);
+    });
+
+    it.each([
+      ['status', 'NodeStatusBanned'],
+      ['status_detail', 'spam'],
+      ['tags_admin', ['unsafe']],
+      ['search_ranking', 99],
+      ['preempted_app_node_names', ['LoadImage']],
+    ])('403 when a non-admin changes %s, but the current value may be resent', async (field, value) => {
+      const { body: node } = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      const res = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ [field]: value }).expect(403);
+      expect(res.body.message).toContain(field);
+      await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ [field]: node[field] }).expect(200);
+      const byAdmin = await t.http.put(nodeUrl(f)).set(admin.auth).send({ [field]: value }).expect(200);
+      expect(byAdmin.body[field]).toEqual(value);
+    });
+
+    it('never reveals another publisher’s node: 404', async () => {
+      const other = await createPublisherWithNode(t);
+      const res = await t.http.put(nodeUrl(other, f.nodeId)).set(other.owner.auth).send({ name: 'hijack' }).expect(404);
+      expect(res.body.message).toContain('not found');
+      expect((await stored(f.nodeId)).name).toBe('A node');
+    });
+
+    it('403 for authenticated non-members, 404 for unknown publishers or nodes, 401 without a token', async () => {
+      await t.http.put(nodeUrl(f)).set(outsider.auth).send({ name: 'x' }).expect(403);
+      await t.http.put(`/publishers/${unique('nope')}/nodes/${f.nodeId}`).set(outsider.auth).send({ name: 'x' }).expect(404);
+      await t.http.put(nodeUrl(f, unique('nope'))).set(f.owner.auth).send({ name: 'x' }).expect(404);
+      await t.http.put(nodeUrl(f)).send({ name: 'x' }).expect(401);
+    });
+
+    it('admins may update any publisher’s node', async () => {
+      await t.http.put(nodeUrl(f)).set(admin.auth).send({ author: 'Moderator' }).expect(200);
+      expect((await stored(f.nodeId)).author).toBe('Moderator');
+    });
+
+    it('a deleted node is 404 and a banned node 403 for non-admins', async () => {
+      await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusBanned', status_detail: 'malware' }).expect(200);
+      const banned = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ name: 'x' }).expect(403);
+      expect(banned.body.message).toContain('banned');
+      await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+
+      await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusDeleted' }).expect(200);
+      await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ name: 'x' }).expect(404);
+      await t.http.get(`/nodes/${f.nodeId}`).expect(404);
+      await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusActive' }).expect(200);
+      await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ name: 'restored' }).expect(200);
+    });
+  });
+
+  describe('GET /nodes', () => {
+    const tag = unique('zq').replace('-', '');
+    const ids = { low: `${tag}-low`, high: `${tag}-high`, popular: `${tag}-popular`, tieA: `${tag}-tie-a`, tieB: `${tag}-tie-b` };
+    const described = unique('described');
+
+    beforeAll(async () => {
+      const f = await createPublisherWithNode(t);
+      for (const id of Object.values(ids)) {
+        await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id, name: `Node ${id}` }).expect(201);
+      }
+      await t.http.put(`/publishers/${f.publisherId}/nodes/${ids.high}`).set(admin.auth).send({ search_ranking: 10 }).expect(200);
+      await t.dataSource.getRepository(NodeEntity).update({ id: ids.popular }, { downloads: 50 });
+      const hidden = [`${tag}-banned`, `${tag}-deleted`];
+      for (const [id, status] of [[hidden[0], 'NodeStatusBanned'], [hidden[1], 'NodeStatusDeleted']]) {
+        await t.http.post(`/publishers/${f.publisherId}/nodes`).set(admin.auth).send({ id, name: id, status }).expect(201);
+      }
+      await t.http
+        .post(`/publishers/${f.publisherId}/nodes`)
+        .set(f.owner.auth)
+        .send({ id: described, name: 'Other', description: `mentions ${tag.toUpperCase()} in passing`, author: 'Zed' })
+        .expect(201);
+    });
+
+    it('searches id, name, description and author ignoring case, ordered by ranking, downloads, id', async () => {
+      const res = await t.http.get(`/nodes?search=${tag.toUpperCase()}&limit=100`).expect(200);
+      const listed = res.body.nodes.map((n: { id: string }) => n.id);
+      // ranking first, then downloads, then id ('described-…' sorts before the tag's ids)
+      expect(listed).toEqual([ids.high, ids.popular, described, ids.low, ids.tieA, ids.tieB]);
+      expect(res.body).toMatchObject({ total: 6, page: 1, limit: 100, totalPages: 1 });
+      const byAuthor = await t.http.get(`/nodes?search=zed`).expect(200);
+      expect(byAuthor.body.nodes.some((n: { author: string }) => n.author === 'Zed')).toBe(true);
+    });
+
+    it('paginates', async () => {
+      const res = await t.http.get(`/nodes?search=${tag}&limit=2&page=2`).expect(200);
+      expect(res.body).toMatchObject({ total: 6, page: 2, limit: 2, totalPages: 3 });
+      expect(res.body.nodes.map((n: { id: string }) => n.id)).toEqual([described, ids.low]);
+    });
+
+    it('treats LIKE wildcards in the search as text', async () => {
+      const res = await t.http.get(`/nodes?search=${encodeURIComponent('%_')}`).expect(200);
+      expect(res.body.total).toBe(0);
+    });
+
+    it.each(['limit=101', 'limit=0', 'page=0', 'limit=abc', 'page=1.5'])('rejects %s with 400', async (query) => {
+      await t.http.get(`/nodes?${query}`).expect(400);
+    });
+  });
+});
