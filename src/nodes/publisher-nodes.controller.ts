@@ -1,5 +1,5 @@
 import { Body, Controller, Param, Post, Put } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
@@ -14,7 +14,7 @@ import { NodesService } from './nodes.service';
 export class PublisherNodesController {
   constructor(private readonly nodes: NodesService) {}
 
-  /** Creates a node owned by the publisher. */
+  /** Create a node owned by the publisher. */
   @Post()
   @ApiErrors(400, 403, 404, 409)
   create(
@@ -25,13 +25,17 @@ export class PublisherNodesController {
     return this.nodes.create(caller, publisherId, body);
   }
 
-  /**
-   * Updates a node (partial: omitted fields stay, null clears, arrays are
-   * replaced whole). Server-managed fields are accepted and ignored; admin-only
-   * fields (status, status_detail, tags_admin, search_ranking,
-   * preempted_app_node_names) may only be resent unchanged by non-admins.
-   */
+  /** Update a node of a publisher. */
   @Put(':nodeId')
+  @ApiOperation({
+    description:
+      'Partial update (JSON merge-patch): omitted fields stay, `null` clears a field, arrays are replaced whole; ' +
+      '`name` cannot be cleared. Server-managed fields (`created_at`, `downloads`, `github_stars`, `rating`, ' +
+      '`latest_version`, `publisher`) are accepted and ignored, so a GET → edit → PUT round trip works. ' +
+      'Admin-only fields (`status`, `status_detail`, `tags_admin`, `search_ranking`, `preempted_app_node_names`) ' +
+      'may be resent unchanged by others; changing one is 403. Another publisher’s node is 404; a deleted node is ' +
+      '404 and a banned node 403 for non-admins. Replies with the full node, as GET /nodes/{nodeId} shows it.',
+  })
   @ApiErrors(400, 403, 404)
   update(
     @CurrentUser() caller: Principal,
@@ -42,7 +46,7 @@ export class PublisherNodesController {
     return this.nodes.update(caller, publisherId, nodeId, body);
   }
 
-  /** Publishes a new version of the node (status NodeVersionStatusActive). */
+  /** Publish a new version of a node (status NodeVersionStatusActive). */
   @Post(':nodeId/versions')
   @ApiErrors(400, 403, 404, 409)
   createVersion(
@@ -54,11 +58,15 @@ export class PublisherNodesController {
     return this.nodes.createVersion(caller, publisherId, nodeId, body);
   }
 
-  /**
-   * Updates the changelog and deprecation flag of a version. `versionId` is the
-   * version's id or its semantic version (e.g. 1.2.0).
-   */
+  /** Update changelog and deprecation status of a node version. */
   @Put(':nodeId/versions/:versionId')
+  @ApiOperation({
+    description:
+      '`versionId` is the version’s id or its semantic version (e.g. `1.2.0`). Both body fields are optional. ' +
+      'Admins may also set `status` and `status_reason` (ban, flag, restore); others get 403 for sending them. ' +
+      'The version must belong to the node and the node to the publisher (404 otherwise). Deprecating the latest ' +
+      'version moves the node’s `latest_version` at once.',
+  })
   @ApiErrors(400, 403, 404)
   updateVersion(
     @CurrentUser() caller: Principal,

@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
@@ -12,8 +12,14 @@ import { ReviewsService } from './reviews.service';
 export class ReviewsController {
   constructor(private readonly reviews: ReviewsService) {}
 
-  /** Adds (or replaces) the caller's star review; returns the node with its new rating. */
+  /** Add a review to a node. */
   @Post()
+  @ApiOperation({
+    description:
+      '`star` is an integer from 1 to 5. One review per user per node: a second review by the same user replaces ' +
+      'the first. `rating` is the exact mean of the node’s current reviews. Unknown or deleted node: 404; banned: 403.',
+  })
+  @ApiOkResponse({ type: NodeDto, description: 'The node with its new rating' })
   @HttpCode(200)
   @Authenticated()
   @ApiErrors(400, 403, 404)

@@ -1,0 +1,34 @@
+# syntax=docker/dockerfile:1
+
+# --- build: dev dependencies, native better-sqlite3 build, TypeScript compile ---
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles from source (no prebuilt binary is downloaded).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
+COPY src ./src
+COPY scripts ./scripts
+RUN npm run build && npm prune --omit=dev
+
+# --- runtime: production dependencies only, non-root ---
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    PORT=3000 \
+    DATABASE_URL=sqlite:/data/registry.db
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN mkdir -p /data && chown node:node /data
+USER node
+# SQLite lives here; set DATABASE_URL=postgres://... to use PostgreSQL instead.
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Run node directly (not through npm) so SIGTERM reaches the app and shutdown is graceful.
+CMD ["node", "dist/src/main.js"]

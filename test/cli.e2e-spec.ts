@@ -1,0 +1,102 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { TestApp, unique } from './support/test-app';
+
+const run = promisify(execFile);
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('Operator CLI (npm run cli -- <command>)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'registry-cli-'));
+  const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'cli.db')}`;
+
+  /** Runs src/cli.ts the way `npm run cli` runs the built file, against the test database. */
+  async function cli(...args: string[]): Promise<CliResult> {
+    try {
+      const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args], {
+        env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '3000' },
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  }
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates users, tokens and credits that the server accepts', async () => {
+    const email = `${unique('cli')}@example.com`;
+    const user = await cli('user', 'create', '--email', email, '--name', 'Cli User', '--admin');
+    expect(user.code).toBe(0);
+    const created = JSON.parse(user.stdout);
+    expect(created).toEqual({ id: expect.any(String), email, name: 'Cli User', is_admin: true });
+
+    const token = await cli('token', 'create', '--user', created.id, '--name', 'laptop');
+    expect(token.code).toBe(0);
+    const issued = JSON.parse(token.stdout);
+    expect(issued).toEqual({ id: expect.any(String), token: expect.stringMatching(/^nrt_/), name: 'laptop' });
+
+    const credits = await cli('credits', 'grant', '--user', created.id, '--amount', '250');
+    expect(JSON.parse(credits.stdout)).toEqual({ user_id: created.id, balance: 250 });
+
+    const t = await TestApp.start({ DATABASE_URL: databaseUrl });
+    try {
+      const me = await t.http.get('/users/me').set('Authorization', `Bearer ${issued.token}`).expect(200);
+      expect(me.body).toMatchObject({ id: created.id, is_admin: true, credits: 250 });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('seeds a working demo with `demo`', async () => {
+    const demo = await cli('demo');
+    expect(demo.code).toBe(0);
+    const seeded = JSON.parse(demo.stdout);
+    expect(seeded).toMatchObject({ token: expect.stringMatching(/^nrt_/), publisher_id: 'demo-publisher', node_id: 'demo-upscaler' });
+    expect(seeded.examples.join('\n')).toContain('/publishers/demo-publisher/nodes/demo-upscaler');
+    // a second run reuses the demo data and issues a fresh token
+    const again = await cli('demo');
+    expect(again.code).toBe(0);
+
+    const t = await TestApp.start({ DATABASE_URL: databaseUrl });
+    try {
+      const auth = { Authorization: `Bearer ${seeded.token}` };
+      const node = await t.http.get('/nodes/demo-upscaler').expect(200);
+      expect(node.body.latest_version.version).toBe('1.10.0');
+      await t.http.put('/publishers/demo-publisher/nodes/demo-upscaler').set(auth).send({ description: 'edited' }).expect(200);
+      await t.http.post('/nodes/demo-upscaler/reviews?star=5').set(auth).expect(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('fails with a message on stderr and a non-zero exit', async () => {
+    const unknown = await cli('launch', 'rockets');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toContain("unknown command 'launch rockets'");
+
+    const missing = await cli('user', 'create', '--email', 'x@example.com');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--name is required');
+
+    const invalid = await cli('user', 'create', '--email', 'nope', '--name', 'x');
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('email must be an email');
+
+    const noUser = await cli('credits', 'grant', '--user', 'missing', '--amount', '5');
+    expect(noUser.code).toBe(1);
+    expect(noUser.stderr).toContain("user 'missing' not found");
+
+    const badAmount = await cli('credits', 'grant', '--user', 'missing', '--amount', 'lots');
+    expect(badAmount.code).toBe(2);
+  });
+});
