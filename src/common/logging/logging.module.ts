@@ -17,7 +17,8 @@ import { requestIdOf } from '../http/request-id';
         pinoHttp: {
           level: config.LOG_LEVEL,
           genReqId: (req: IncomingMessage, res: ServerResponse) => requestIdOf(req, res),
-          customAttributeKeys: { reqId: 'requestId', responseTime: 'durationMs' },
+          customProps: (req: IncomingMessage & { id?: unknown }) => ({ requestId: req.id }),
+          customAttributeKeys: { responseTime: 'durationMs' },
           serializers: {
             req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
             res: (res: { statusCode: number }) => ({ status: res.statusCode }),

@@ -1,0 +1,50 @@
+import { BadRequestException } from '@nestjs/common';
+import { IsInt, IsString, ValidateNested } from 'class-validator';
+import { Type } from 'class-transformer';
+import { NotNullable } from './validators';
+import { StrictValidationPipe } from './validation.pipe';
+
+class Inner {
+  @IsInt()
+  count!: number;
+}
+
+class Body {
+  @NotNullable()
+  @IsString()
+  name?: string;
+
+  @ValidateNested()
+  @Type(() => Inner)
+  inner!: Inner;
+}
+
+async function messageFor(value: unknown): Promise<string> {
+  try {
+    await new StrictValidationPipe().transform(value, { type: 'body', metatype: Body });
+  } catch (error) {
+    return ((error as BadRequestException).getResponse() as { message: string }).message;
+  }
+  return 'no error';
+}
+
+describe('StrictValidationPipe', () => {
+  it('joins every problem into one message, with nested paths', async () => {
+    expect(await messageFor({ name: 5, inner: { count: 'x' }, extra: 1 })).toBe(
+      'property extra should not exist; name must be a string; inner.count must be an integer number',
+    );
+  });
+
+  it('says only "cannot be null" for a forbidden null', async () => {
+    expect(await messageFor({ name: null, inner: { count: 1 } })).toBe('name cannot be null');
+  });
+
+  it('rejects bodies that are not JSON objects', async () => {
+    expect(await messageFor([1])).toBe('request body must be a JSON object');
+    expect(await messageFor('text')).toBe('request body must be a JSON object');
+  });
+
+  it('does not convert types implicitly', async () => {
+    expect(await messageFor({ inner: { count: '3' } })).toBe('inner.count must be an integer number');
+  });
+});
