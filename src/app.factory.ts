@@ -2,6 +2,8 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { requestIdOf } from './common/http/request-id';
 import { setupSwagger } from './common/openapi/swagger';
 
 /**
@@ -18,6 +20,11 @@ export async function createApp(): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.enableShutdownHooks();
+  // Swagger's routes are mounted ahead of Nest's middleware; give them request ids too.
+  app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    requestIdOf(req, res);
+    next();
+  });
   setupSwagger(app);
   return app;
 }

@@ -91,9 +91,16 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     expect(ready.body.details.database.status).toBe('up');
   });
 
-  it('serves Swagger UI at /docs', async () => {
+  it('serves Swagger UI at /docs, with request ids', async () => {
     const res = await t.http.get('/docs').redirects(1).expect(200);
     expect(res.text).toContain('swagger-ui');
+    const json = await t.http.get('/docs-json').set('X-Request-Id', 'docs-1').expect(200);
+    expect(json.headers['x-request-id']).toBe('docs-1');
+  });
+
+  it('states each validation problem once', async () => {
+    const res = await t.http.post('/nodes/x/reviews?star=%205').set(user.auth).expect(400);
+    expect(res.body.message).toBe('star must be an integer from 1 to 5');
   });
 
   describe('the OpenAPI document', () => {

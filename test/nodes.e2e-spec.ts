@@ -64,9 +64,33 @@ describe('Nodes', () => {
       expect(adminField.body.message).toContain('search_ranking');
     });
 
-    it('returns 404 for unknown nodes', async () => {
+    it('returns 404 for unknown nodes, and 400 for a NUL in the id', async () => {
       await t.http.get(`/nodes/${unique('missing')}`).expect(404);
       await t.http.get(`/nodes/${unique('missing')}/versions`).expect(404);
+      const nul = await t.http.get('/nodes/a%00b').expect(400);
+      expect(nul.body.message).toBe('nodeId must not contain NUL characters');
+      await t.http.get('/nodes?search=a%00b').expect(400);
+    });
+
+    it('rejects prototype keys in query strings', async () => {
+      await t.http.get('/nodes?__proto__=1').expect(400);
+    });
+
+    it('hides the versions of a deleted node', async () => {
+      const f = await createPublisherWithNode(t);
+      await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusDeleted' }).expect(200);
+      await t.http.get(`/nodes/${f.nodeId}/versions`).expect(404);
+    });
+
+    it('answers concurrent creations of one id (in any case) with one 201 and 409s, never a 500', async () => {
+      const f = await createPublisherWithNode(t);
+      const id = unique('race');
+      const replies = await Promise.all(
+        [id, id.toUpperCase(), id, id.toUpperCase()].map((nodeId) =>
+          t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id: nodeId, name: 'race' }),
+        ),
+      );
+      expect(replies.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
     });
   });
 
@@ -109,7 +133,9 @@ describe('Nodes', () => {
     });
 
     it('supports a GET → edit → PUT round trip, ignoring server-managed fields', async () => {
+      await t.http.post(`${nodeUrl(f)}/versions`).set(f.owner.auth).send({ version: '1.0.0' }).expect(201);
       const { body: node } = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      expect(node.latest_version.version).toBe('1.0.0');
       const res = await t.http
         .put(nodeUrl(f))
         .set(f.member.auth)
@@ -121,6 +147,7 @@ describe('Nodes', () => {
     it('rejects clearing the name, and a body id that differs from the path', async () => {
       const cleared = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ name: null }).expect(400);
       expect(cleared.body.message).toBe('name cannot be null');
+      expect((await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ id: null }).expect(400)).body.message).toBe('id cannot be null');
       const mismatch = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ id: 'other-node' }).expect(400);
       expect(mismatch.body.message).toContain('does not match');
       await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ id: f.nodeId.toUpperCase() }).expect(200);
@@ -140,6 +167,11 @@ describe('Nodes', () => {
       [{ translations: { de: 'Hallo' } }, 'translations must be an object whose values are objects'],
       [{ downloads: 'many' }, 'downloads must be an integer number'],
       [{ colour: 'red' }, 'property colour should not exist'],
+      [{ name: 'nul\u0000byte' }, 'name must not contain NUL characters'],
+      [{ translations: { de: { name: 'a\u0000' } } }, 'translations.de.name must not contain NUL characters'],
+      [JSON.parse('{"__proto__": {"polluted": true}}'), 'property __proto__ is not allowed'],
+      [{ constructor: { prototype: { polluted: true } } }, 'property constructor is not allowed'],
+      [{ translations: { de: { ['__proto__']: 'x' } } }, 'not allowed'],
     ])('rejects %j with 400 and changes nothing', async (body, message) => {
       const before = await stored(f.nodeId);
       const res = await t.http.put(nodeUrl(f)).set(f.owner.auth).send(body).expect(400);
@@ -205,6 +237,7 @@ describe('Nodes', () => {
     const tag = unique('zq').replace('-', '');
     const ids = { low: `${tag}-low`, high: `${tag}-high`, popular: `${tag}-popular`, tieA: `${tag}-tie-a`, tieB: `${tag}-tie-b` };
     const described = unique('described');
+    const named = unique('named');
 
     beforeAll(async () => {
       const f = await createPublisherWithNode(t);
@@ -222,22 +255,41 @@ describe('Nodes', () => {
         .set(f.owner.auth)
         .send({ id: described, name: 'Other', description: `mentions ${tag.toUpperCase()} in passing`, author: 'Zed' })
         .expect(201);
+      await t.http
+        .post(`/publishers/${f.publisherId}/nodes`)
+        .set(f.owner.auth)
+        .send({ id: named, name: `ÉMILE Ünïcode ${tag}x` })
+        .expect(201);
+    });
+
+    it('matches the id alone and the name alone, ignoring case beyond ASCII', async () => {
+      const byId = await t.http.get(`/nodes?search=${encodeURIComponent(named.toUpperCase())}`).expect(200);
+      expect(byId.body.nodes.map((n: { id: string }) => n.id)).toEqual([named]);
+      const byName = await t.http.get(`/nodes?search=${encodeURIComponent(`émile ünïcode ${tag}X`)}`).expect(200);
+      expect(byName.body.nodes.map((n: { id: string }) => n.id)).toEqual([named]);
+    });
+
+    it('pages 10 nodes by default', async () => {
+      const res = await t.http.get('/nodes').expect(200);
+      expect(res.body).toMatchObject({ page: 1, limit: 10 });
+      expect(res.body.nodes.length).toBeLessThanOrEqual(10);
+      expect(res.headers['x-request-id']).toBeDefined();
     });
 
     it('searches id, name, description and author ignoring case, ordered by ranking, downloads, id', async () => {
       const res = await t.http.get(`/nodes?search=${tag.toUpperCase()}&limit=100`).expect(200);
       const listed = res.body.nodes.map((n: { id: string }) => n.id);
       // ranking first, then downloads, then id ('described-…' sorts before the tag's ids)
-      expect(listed).toEqual([ids.high, ids.popular, described, ids.low, ids.tieA, ids.tieB]);
-      expect(res.body).toMatchObject({ total: 6, page: 1, limit: 100, totalPages: 1 });
+      expect(listed).toEqual([ids.high, ids.popular, described, named, ids.low, ids.tieA, ids.tieB]);
+      expect(res.body).toMatchObject({ total: 7, page: 1, limit: 100, totalPages: 1 });
       const byAuthor = await t.http.get(`/nodes?search=zed`).expect(200);
       expect(byAuthor.body.nodes.some((n: { author: string }) => n.author === 'Zed')).toBe(true);
     });
 
     it('paginates', async () => {
       const res = await t.http.get(`/nodes?search=${tag}&limit=2&page=2`).expect(200);
-      expect(res.body).toMatchObject({ total: 6, page: 2, limit: 2, totalPages: 3 });
-      expect(res.body.nodes.map((n: { id: string }) => n.id)).toEqual([described, ids.low]);
+      expect(res.body).toMatchObject({ total: 7, page: 2, limit: 2, totalPages: 4 });
+      expect(res.body.nodes.map((n: { id: string }) => n.id)).toEqual([described, named]);
     });
 
     it('treats LIKE wildcards in the search as text', async () => {

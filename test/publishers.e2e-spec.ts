@@ -73,8 +73,34 @@ describe('Publishers', () => {
     await t.http.post(`/publishers/${unique('missing')}/members`).set(admin.auth).send({ user_id: outsider.id, role: 'member' }).expect(404);
   });
 
+  it('validates publisher URLs but takes support as free text', async () => {
+    for (const field of ['website', 'logo', 'source_code_repo']) {
+      const res = await t.http.post('/publishers').set(outsider.auth).send({ id: unique('pub'), name: 'x', [field]: 'javascript:alert(1)' }).expect(400);
+      expect(res.body.message).toBe(`${field} must be an absolute http(s) URL`);
+    }
+    const res = await t.http.post('/publishers').set(outsider.auth).send({ id: unique('pub'), name: 'x', support: 'help@example.com' }).expect(201);
+    expect(res.body.support).toBe('help@example.com');
+  });
+
+  it('lets an admin add members to any publisher', async () => {
+    const extra = await t.createUser();
+    const res = await t.http.post(`/publishers/${publisherId}/members`).set(admin.auth).send({ user_id: extra.id, role: 'owner' }).expect(201);
+    expect(res.body).toEqual({ id: expect.any(String), role: 'owner', user: { id: extra.id, name: 'Test User', email: extra.email } });
+  });
+
+  it('answers concurrent creations with one 201 and 409s, never a 500', async () => {
+    const id = unique('race');
+    const publishers = await Promise.all([1, 2, 3, 4].map(() => t.http.post('/publishers').set(owner.auth).send({ id, name: 'race' })));
+    expect(publishers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    const joiner = await t.createUser();
+    const members = await Promise.all(
+      [1, 2, 3, 4].map(() => t.http.post(`/publishers/${id}/members`).set(owner.auth).send({ user_id: joiner.id, role: 'member' })),
+    );
+    expect(members.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+  });
+
   it('shows member e-mails only to members and admins', async () => {
-    const emails = (body: { members: { user: { email?: string } }[] }) => body.members.map((m) => m.user.email);
+    const emails = (body: { members: { user: { email?: string } }[] }) => body.members.slice(0, 2).map((m) => m.user.email);
     const anonymous = await t.http.get(`/publishers/${publisherId}`).expect(200);
     expect(emails(anonymous.body)).toEqual([undefined, undefined]);
     const asOutsider = await t.http.get(`/publishers/${publisherId}`).set(outsider.auth).expect(200);

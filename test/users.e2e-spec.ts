@@ -55,6 +55,7 @@ describe('Users, tokens and the admin API', () => {
     await t.http.post('/admin/users').set(admin.auth).send({ email: 'not-an-email', name: 'x' }).expect(400);
 
     const token = await t.http.post(`/admin/users/${created.body.id}/tokens`).set(admin.auth).send({ name: 'bot' }).expect(201);
+    expect(token.body).toEqual({ id: expect.any(String), token: expect.stringMatching(/^nrt_/), name: 'bot', created_at: expect.any(String) });
     const auth = { Authorization: `Bearer ${token.body.token}` };
     expect((await t.http.get('/users/me').set(auth).expect(200)).body.email).toBe(email.toLowerCase());
     await t.http.post('/admin/users/no-such-user/tokens').set(admin.auth).send({}).expect(404);
@@ -78,6 +79,12 @@ describe('Users, tokens and the admin API', () => {
       ['grant', -30, 70],
       ['grant', 100, 100],
     ]);
+  });
+
+  it('answers concurrent creations of one e-mail with one 201 and 409s', async () => {
+    const email = `${unique('race')}@example.com`;
+    const replies = await Promise.all([1, 2, 3, 4].map(() => t.http.post('/admin/users').set(admin.auth).send({ email, name: 'Race' })));
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
   });
 
   it('admins create admins', async () => {

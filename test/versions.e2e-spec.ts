@@ -42,6 +42,20 @@ describe('Node versions', () => {
       expect(res.body.message).toContain('semantic version');
     }
     await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`).set(f.owner.auth).send({ version: '1.9.0' }).expect(409);
+    const build = await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`).set(f.owner.auth).send({ version: '1.0.0+build.1' }).expect(400);
+    expect(build.body.message).toContain('build metadata');
+  });
+
+  it('lets plain members publish versions, with an optional download URL', async () => {
+    const created = await t.http
+      .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
+      .set(f.member.auth)
+      .send({ version: '2.0.0', downloadUrl: 'https://cdn.example.com/node-2.0.0.zip', dependencies: ['numpy>=1.26'] })
+      .expect(201);
+    expect(created.body).toMatchObject({ version: '2.0.0', downloadUrl: 'https://cdn.example.com/node-2.0.0.zip', dependencies: ['numpy>=1.26'] });
+    expect(ids['1.9.0']).toBeDefined();
+    const bad = await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`).set(f.member.auth).send({ version: '2.0.1', downloadUrl: 'file:///etc/passwd' }).expect(400);
+    expect(bad.body.message).toContain('downloadUrl must be an absolute http(s) URL');
   });
 
   it('prefers releases over newer pre-releases', async () => {
@@ -82,6 +96,10 @@ describe('Node versions', () => {
       .expect(404);
     await t.http.put(versionUrl('9.9.9')).set(f.owner.auth).send({ deprecated: true }).expect(404);
     await t.http.put(versionUrl('1.9.0', other)).set(f.owner.auth).send({ deprecated: true }).expect(403);
+  });
+
+  it('checks the publisher and node before the admin-only fields', async () => {
+    await t.http.put(`/publishers/no-such-publisher/nodes/${f.nodeId}/versions/1.9.0`).set(f.owner.auth).send({ status_reason: 'x' }).expect(404);
   });
 
   it('status and status_reason are admin-only moderation', async () => {

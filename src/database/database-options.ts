@@ -23,6 +23,12 @@ export const ENTITIES = [
   ReviewEntity,
 ];
 
+/** The part of better-sqlite3's Database that connection setup needs. */
+interface SqliteConnection {
+  pragma(statement: string): unknown;
+  function(name: string, options: { deterministic: boolean }, implementation: (value: unknown) => unknown): unknown;
+}
+
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [InitialSchema1763800000000];
 
@@ -52,8 +58,12 @@ export function buildDataSourceOptions(target: DatabaseTarget): DataSourceOption
     // WAL lets the CLI and a running server share the file; the busy timeout covers their brief write overlaps.
     enableWAL: target.path !== ':memory:',
     timeout: 5000,
-    prepareDatabase: (db: { pragma(statement: string): unknown }) => {
+    prepareDatabase: (db: SqliteConnection) => {
       db.pragma('foreign_keys = ON');
+      // SQLite's built-in lower() folds only ASCII; PostgreSQL's folds all of Unicode. Same answers on both.
+      db.function('lower', { deterministic: true }, (value: unknown) =>
+        typeof value === 'string' ? value.toLowerCase() : value,
+      );
     },
   };
 }

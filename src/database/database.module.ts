@@ -9,7 +9,12 @@ import { TransactionRunner } from './transaction-runner';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [appConfig.KEY],
-      useFactory: (config: AppConfig) => buildDataSourceOptions(config.database),
+      useFactory: (config: AppConfig) => ({
+        ...buildDataSourceOptions(config.database),
+        // Fail fast when the database is unreachable (the default retries for ~30 s); orchestrators restart.
+        retryAttempts: 2,
+        retryDelay: 1000,
+      }),
     }),
   ],
   providers: [TransactionRunner],

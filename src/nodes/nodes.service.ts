@@ -6,7 +6,7 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { valid as validSemver } from 'semver';
+import { parse as parseSemver } from 'semver';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { totalPages } from '../common/pagination/page-query.dto';
@@ -184,7 +184,12 @@ export class NodesService {
     nodeId: string,
     input: CreateNodeVersionDto,
   ): Promise<NodeVersionDto> {
-    if (validSemver(input.version) !== input.version) {
+    const parsed = parseSemver(input.version);
+    if (parsed?.build.length) {
+      // Build metadata takes no part in ordering, so 1.0.0+a and 1.0.0+b could not be told apart.
+      throw new BadRequestException(`version '${input.version}' has build metadata (+...), which is not accepted`);
+    }
+    if (parsed?.version !== input.version) {
       throw new BadRequestException(`version '${input.version}' is not a valid semantic version (e.g. 1.2.3)`);
     }
     return this.tx.run(async (manager) => {
@@ -227,14 +232,12 @@ export class NodesService {
     versionId: string,
     input: UpdateNodeVersionDto,
   ): Promise<NodeVersionDto> {
-    if (!caller.isAdmin) {
-      const adminField = ADMIN_ONLY_VERSION_FIELDS.find((field) => input[field] !== undefined);
-      if (adminField) {
-        throw new ForbiddenException(`only admins may set '${adminField}'`);
-      }
-    }
     return this.tx.run(async (manager) => {
       const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
+      const adminField = ADMIN_ONLY_VERSION_FIELDS.find((field) => input[field] !== undefined);
+      if (adminField && !caller.isAdmin) {
+        throw new ForbiddenException(`only admins may set '${adminField}'`);
+      }
       const version = await this.nodes.findVersion(manager, node.id, versionId);
       if (!version || (version.status === 'NodeVersionStatusDeleted' && !caller.isAdmin)) {
         throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);

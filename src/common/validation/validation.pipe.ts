@@ -13,6 +13,32 @@ export function describeValidationErrors(errors: ValidationError[], parentPath =
   });
 }
 
+/** Keys that would reach object prototypes if any code ever merged them; never legitimate in this API. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The first problem no DTO rule can see: a prototype-polluting key (which
+ * class-transformer would drop silently) or a NUL character (which PostgreSQL
+ * cannot store in text).
+ */
+export function findUnsafeInput(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') {
+    return value.includes('\u0000') ? `${path} must not contain NUL characters` : undefined;
+  }
+  if (typeof value !== 'object' || value === null) {
+    return undefined;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    const innerPath = path ? `${path}.${key}` : key;
+    if (!Array.isArray(value) && FORBIDDEN_KEYS.has(key)) {
+      return `property ${innerPath} is not allowed`;
+    }
+    const problem = findUnsafeInput(inner, innerPath);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
 /**
  * The global pipe: strict JSON types (no implicit conversion), unknown fields
  * rejected by name, and one joined message for the contract's error body.
@@ -27,11 +53,15 @@ export class StrictValidationPipe extends ValidationPipe {
       transform: true,
       transformOptions: { enableImplicitConversion: false },
       validationError: { target: false, value: false },
-      exceptionFactory: (errors) => new BadRequestException(describeValidationErrors(errors).join('; ')),
+      exceptionFactory: (errors) => new BadRequestException([...new Set(describeValidationErrors(errors))].join('; ')),
     });
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const unsafe = findUnsafeInput(value, metadata.type === 'body' ? '' : (metadata.data ?? ''));
+    if (unsafe) {
+      throw new BadRequestException(unsafe);
+    }
     if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
       if (value === undefined) {
         value = {};

@@ -148,7 +148,7 @@ export class CreateNodeDto extends NodeFieldsDto {
  */
 export class UpdateNodeDto extends NodeFieldsDto {
   /** Optional; must equal the path's node id (ignoring case). */
-  @IsOptional()
+  @NotNullable()
   @IsString()
   id?: string;
 
