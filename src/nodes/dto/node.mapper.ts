@@ -1,8 +1,21 @@
 import { toPublisherDto } from '../../publishers/dto/publisher.mapper';
+import { CompatibilityColumns } from '../entities/compatibility-columns';
 import { NodeVersionEntity } from '../entities/node-version.entity';
 import { NodeEntity } from '../entities/node.entity';
 import { NodeDto } from './node.dto';
 import { NodeVersionDto } from './node-version.dto';
+
+/** The compatibility and tag fields a node and its versions share. */
+function toCompatibilityFields(entity: CompatibilityColumns) {
+  return {
+    supported_os: entity.supportedOs,
+    supported_accelerators: entity.supportedAccelerators,
+    supported_app_version: entity.supportedAppVersion,
+    supported_app_frontend_version: entity.supportedAppFrontendVersion,
+    tags: entity.tags,
+    tags_admin: entity.tagsAdmin,
+  };
+}
 
 export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
   return {
@@ -16,12 +29,7 @@ export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
     status: version.status,
     status_reason: version.statusReason,
     app_node_extract_status: version.appNodeExtractStatus,
-    supported_os: version.supportedOs,
-    supported_accelerators: version.supportedAccelerators,
-    supported_app_version: version.supportedAppVersion,
-    supported_app_frontend_version: version.supportedAppFrontendVersion,
-    tags: version.tags,
-    tags_admin: version.tagsAdmin,
+    ...toCompatibilityFields(version),
     createdAt: version.createdAt.toISOString(),
   };
 }
@@ -41,12 +49,7 @@ export function toNodeDto(node: NodeEntity): NodeDto {
     icon: node.icon,
     banner_url: node.bannerUrl,
     repository: node.repository,
-    tags: node.tags,
-    tags_admin: node.tagsAdmin,
-    supported_os: node.supportedOs,
-    supported_accelerators: node.supportedAccelerators,
-    supported_app_version: node.supportedAppVersion,
-    supported_app_frontend_version: node.supportedAppFrontendVersion,
+    ...toCompatibilityFields(node),
     preempted_app_node_names: node.preemptedAppNodeNames,
     translations: node.translations,
     status: node.status,

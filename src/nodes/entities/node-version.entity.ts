@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { CompatibilityColumns } from './compatibility-columns';
 
 export const NODE_VERSION_STATUSES = [
   'NodeVersionStatusActive',
@@ -10,7 +11,7 @@ export const NODE_VERSION_STATUSES = [
 export type NodeVersionStatus = (typeof NODE_VERSION_STATUSES)[number];
 
 @Entity('node_versions')
-export class NodeVersionEntity {
+export class NodeVersionEntity extends CompatibilityColumns {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
@@ -41,24 +42,6 @@ export class NodeVersionEntity {
 
   @Column({ name: 'app_node_extract_status', type: 'varchar', length: 64, nullable: true })
   appNodeExtractStatus!: string | null;
-
-  @Column({ name: 'supported_os', type: 'simple-json' })
-  supportedOs!: string[];
-
-  @Column({ name: 'supported_accelerators', type: 'simple-json' })
-  supportedAccelerators!: string[];
-
-  @Column({ name: 'supported_app_version', type: 'varchar', length: 256, nullable: true })
-  supportedAppVersion!: string | null;
-
-  @Column({ name: 'supported_app_frontend_version', type: 'varchar', length: 256, nullable: true })
-  supportedAppFrontendVersion!: string | null;
-
-  @Column({ type: 'simple-json' })
-  tags!: string[];
-
-  @Column({ name: 'tags_admin', type: 'simple-json' })
-  tagsAdmin!: string[];
 
   @Column({ name: 'created_at', type: Date })
   createdAt!: Date;

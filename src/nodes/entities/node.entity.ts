@@ -1,4 +1,5 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { CompatibilityColumns } from './compatibility-columns';
 import { PublisherEntity } from '../../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from './node-version.entity';
 
@@ -6,7 +7,7 @@ export const NODE_STATUSES = ['NodeStatusActive', 'NodeStatusDeleted', 'NodeStat
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
 @Entity('nodes')
-export class NodeEntity {
+export class NodeEntity extends CompatibilityColumns {
   /** As the publisher spelled it. */
   @PrimaryColumn({ type: 'varchar', length: 100 })
   id!: string;
@@ -41,24 +42,6 @@ export class NodeEntity {
 
   @Column({ type: 'varchar', length: 2048, nullable: true })
   repository!: string | null;
-
-  @Column({ type: 'simple-json' })
-  tags!: string[];
-
-  @Column({ name: 'tags_admin', type: 'simple-json' })
-  tagsAdmin!: string[];
-
-  @Column({ name: 'supported_os', type: 'simple-json' })
-  supportedOs!: string[];
-
-  @Column({ name: 'supported_accelerators', type: 'simple-json' })
-  supportedAccelerators!: string[];
-
-  @Column({ name: 'supported_app_version', type: 'varchar', length: 256, nullable: true })
-  supportedAppVersion!: string | null;
-
-  @Column({ name: 'supported_app_frontend_version', type: 'varchar', length: 256, nullable: true })
-  supportedAppFrontendVersion!: string | null;
 
   @Column({ name: 'preempted_app_node_names', type: 'simple-json' })
   preemptedAppNodeNames!: string[];
