@@ -59,6 +59,13 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
     }
   });
 
+  it('prints nothing but the JSON object when run through `npm run cli`', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl };
+    delete env.npm_config_loglevel; // as a user's shell has it: the project's .npmrc applies
+    const { stdout } = await run('npm', ['run', 'cli', '--', 'user', 'create', '--email', `${unique('npm')}@example.com`, '--name', 'Via npm'], { env });
+    expect(JSON.parse(stdout)).toMatchObject({ name: 'Via npm', is_admin: false });
+  });
+
   it('seeds a working demo with `demo`', async () => {
     const demo = await cli('demo');
     expect(demo.code).toBe(0);
