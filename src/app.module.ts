@@ -8,6 +8,7 @@ import { NodesModule } from './nodes/nodes.module';
 import { PublishersModule } from './publishers/publishers.module';
 import { ReviewsModule } from './reviews/reviews.module';
 import { UsersModule } from './users/users.module';
+import { VideoProxyModule } from './video-proxy/video-proxy.module';
 
 @Module({
   imports: [
@@ -20,6 +21,7 @@ import { UsersModule } from './users/users.module';
     PublishersModule,
     NodesModule,
     ReviewsModule,
+    VideoProxyModule,
   ],
 })
 export class AppModule {}

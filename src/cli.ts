@@ -12,6 +12,7 @@ import { NodesService } from './nodes/nodes.service';
 import { PublishersModule } from './publishers/publishers.module';
 import { PublishersService } from './publishers/publishers.service';
 import { CreateTokenDto, CreateUserDto, GrantCreditsDto } from './users/dto/user.dto';
+import { CreditsService } from './users/credits.service';
 import { UsersModule } from './users/users.module';
 import { UsersService } from './users/users.service';
 import { describeValidationErrors } from './common/validation/validation.pipe';
@@ -60,7 +61,13 @@ async function ignoreConflict(work: Promise<unknown>): Promise<void> {
   }
 }
 
-async function seedDemo(users: UsersService, publishers: PublishersService, nodes: NodesService, port: number) {
+async function seedDemo(
+  users: UsersService,
+  credits: CreditsService,
+  publishers: PublishersService,
+  nodes: NodesService,
+  port: number,
+) {
   const email = 'demo@example.com';
   const userId = await users
     .createUser(await validated(CreateUserDto, { email, name: 'Demo User' }))
@@ -71,7 +78,7 @@ async function seedDemo(users: UsersService, publishers: PublishersService, node
     });
   const demo: Principal = { id: userId, email, name: 'Demo User', isAdmin: false };
   const { token } = await users.createToken(userId, { name: 'demo' });
-  await users.grantCredits(userId, 1000);
+  await credits.grant(userId, 1000);
   await ignoreConflict(publishers.create(demo, { id: 'demo-publisher', name: 'Demo Publisher' }));
   await ignoreConflict(
     nodes.create(demo, 'demo-publisher', {
@@ -138,11 +145,11 @@ async function run(argv: string[]): Promise<object> {
       }
       case 'credits grant': {
         const { amount } = await validated(GrantCreditsDto, { amount: integer(required(values, 'amount'), 'amount') });
-        return await users.grantCredits(required(values, 'user'), amount);
+        return await app.get(CreditsService).grant(required(values, 'user'), amount);
       }
       default: {
         const port = app.get<AppConfig>(appConfig.KEY).PORT;
-        return await seedDemo(users, app.get(PublishersService), app.get(NodesService), port);
+        return await seedDemo(users, app.get(CreditsService), app.get(PublishersService), app.get(NodesService), port);
       }
     }
   } finally {

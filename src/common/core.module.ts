@@ -1,7 +1,9 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { HttpErrorFilter } from './errors/http-error.filter';
+import { BodySizeLimits } from './http/body-size-limits';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
+import { RateLimitModule } from './http/rate-limit.module';
 import { LoggingModule } from './logging/logging.module';
 import { StrictValidationPipe } from './validation/validation.pipe';
 
@@ -10,12 +12,15 @@ import { StrictValidationPipe } from './validation/validation.pipe';
  * module middleware so that tests that boot AppModule get exactly the
  * production pipeline.
  */
+@Global()
 @Module({
-  imports: [LoggingModule],
+  imports: [LoggingModule, RateLimitModule],
   providers: [
     { provide: APP_FILTER, useClass: HttpErrorFilter },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
+    BodySizeLimits,
   ],
+  exports: [BodySizeLimits],
 })
 export class CoreModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -1,4 +1,4 @@
-import { plainToInstance, Transform } from 'class-transformer';
+import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min, validateSync } from 'class-validator';
 import { DatabaseTarget, parseDatabaseUrl } from '../database/database-url';
 
@@ -6,13 +6,42 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Integer variables arrive as strings; anything that is not a plain integer stays a string and fails `@IsInt`. */
-const toInteger = ({ value }: { value: unknown }): unknown =>
+export const toInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 
+export class EnvironmentError extends Error {}
+
 /**
- * The process environment as the service understands it. Every variable is
- * checked here, at startup, so a bad value stops the process with a message
- * naming the variable instead of failing on first use.
+ * Validates environment variables against a class of class-validator rules.
+ * `derive` turns raw values into parsed ones and throws with a reason, which
+ * is reported against the variable it names. Every problem is collected, so
+ * one startup failure lists them all.
+ */
+export function validateVariables<T extends object>(
+  schema: ClassConstructor<T>,
+  raw: Record<string, unknown>,
+  derive: Partial<Record<keyof T & string, (env: T) => void>> = {},
+): T {
+  const env = plainToInstance(schema, raw, { exposeDefaultValues: true });
+  const problems = validateSync(env).map(
+    (error) => `${error.property}: ${Object.values(error.constraints ?? {}).join(', ')} (got ${JSON.stringify(error.value)})`,
+  );
+  for (const [variable, step] of Object.entries(derive) as [string, (env: T) => void][]) {
+    try {
+      step(env);
+    } catch (error) {
+      problems.push(`${variable}: ${(error as Error).message}`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new EnvironmentError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return env;
+}
+
+/**
+ * The variables every part of the service shares. Features with their own
+ * variables validate them the same way, in their own module.
  */
 export class Environment {
   @IsOptional()
@@ -30,24 +59,27 @@ export class Environment {
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
 
-  /** Parsed form of DATABASE_URL, filled in by validateEnvironment. */
+  /** Requests per window per token and per IP; 0 disables rate limiting. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  THROTTLE_LIMIT = 600;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  THROTTLE_TTL_S = 60;
+
+  /** Parsed form of DATABASE_URL. */
   database!: DatabaseTarget;
 }
 
-export class EnvironmentError extends Error {}
-
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const env = plainToInstance(Environment, raw, { exposeDefaultValues: true });
-  const problems = validateSync(env, { skipMissingProperties: false }).map(
-    (error) => `${error.property}: ${Object.values(error.constraints ?? {}).join(', ')} (got ${JSON.stringify(error.value)})`,
-  );
-  try {
-    env.database = parseDatabaseUrl(env.DATABASE_URL);
-  } catch (error) {
-    problems.push(`DATABASE_URL: ${(error as Error).message}`);
-  }
-  if (problems.length > 0) {
-    throw new EnvironmentError(`Invalid configuration: ${problems.join('; ')}`);
-  }
-  return env;
+  return validateVariables(Environment, raw, {
+    DATABASE_URL: (env) => {
+      env.database = parseDatabaseUrl(env.DATABASE_URL);
+    },
+  });
 }

@@ -9,6 +9,9 @@ import { PublisherMemberEntity } from '../publishers/entities/publisher-member.e
 import { NodeEntity } from '../nodes/entities/node.entity';
 import { NodeVersionEntity } from '../nodes/entities/node-version.entity';
 import { ReviewEntity } from '../reviews/entities/review.entity';
+import { IdempotencyKeyEntity } from '../video-proxy/entities/idempotency-key.entity';
+import { VideoTaskEntity } from '../video-proxy/entities/video-task.entity';
+import { VideoTasks1763900000000 } from './migrations/1763900000000-video-tasks';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { DatabaseTarget } from './database-url';
 
@@ -21,6 +24,8 @@ export const ENTITIES = [
   NodeEntity,
   NodeVersionEntity,
   ReviewEntity,
+  VideoTaskEntity,
+  IdempotencyKeyEntity,
 ];
 
 /** The part of better-sqlite3's Database that connection setup needs. */
@@ -30,7 +35,7 @@ interface SqliteConnection {
 }
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
-export const MIGRATIONS = [InitialSchema1763800000000];
+export const MIGRATIONS = [InitialSchema1763800000000, VideoTasks1763900000000];
 
 /**
  * The one place TypeORM options are built: used by the app, `ormconfig.ts`,

@@ -1,20 +1,24 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { UpstreamTarget } from '../video-proxy/upstream/upstream-target';
 
 @ApiTags('health')
+@SkipThrottle()
 @Controller('health')
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly upstream: UpstreamTarget,
   ) {}
 
-  /** Liveness: the process is up and serving requests. */
+  /** Liveness: the process is up; says which video upstream is in use (remote or the built-in sandbox). */
   @Get()
   @HealthCheck()
   live(): Promise<HealthCheckResult> {
-    return this.health.check([]);
+    return this.health.check([() => ({ upstream: { status: 'up', mode: this.upstream.mode } })]);
   }
 
   /** Readiness: the database answers. 503 when it does not. */

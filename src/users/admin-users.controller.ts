@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { BalanceDto, CreateTokenDto, CreateUserDto, CreatedTokenDto, GrantCreditsDto, UserDto } from './dto/user.dto';
+import { CreditsService } from './credits.service';
 import { UsersService } from './users.service';
 
 /** Operator automation: the HTTP twin of the CLI's user, token and credit commands. */
@@ -10,7 +11,10 @@ import { UsersService } from './users.service';
 @Authenticated({ admin: true })
 @Controller('admin/users')
 export class AdminUsersController {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly credits: CreditsService,
+  ) {}
 
   /** Creates a user. */
   @Post()
@@ -31,6 +35,6 @@ export class AdminUsersController {
   @HttpCode(200)
   @ApiErrors(400, 404)
   grantCredits(@Param('userId') userId: string, @Body() body: GrantCreditsDto): Promise<BalanceDto> {
-    return this.users.grantCredits(userId, body.amount);
+    return this.credits.grant(userId, body.amount);
   }
 }

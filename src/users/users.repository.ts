@@ -21,6 +21,20 @@ export class UsersRepository {
     return manager.save(UserEntity, user);
   }
 
+  /**
+   * Takes `amount` credits in one conditional UPDATE, only if the balance
+   * covers it: concurrent reservations can never drive a balance negative.
+   */
+  async takeCreditsIfAvailable(manager: EntityManager, userId: string, amount: number): Promise<boolean> {
+    const result = await manager
+      .createQueryBuilder()
+      .update(UserEntity)
+      .set({ credits: () => 'credits - :amount' })
+      .where('id = :userId AND credits >= :amount', { userId, amount })
+      .execute();
+    return result.affected === 1;
+  }
+
   setCredits(manager: EntityManager, userId: string, credits: number): Promise<unknown> {
     return manager.update(UserEntity, { id: userId }, { credits });
   }

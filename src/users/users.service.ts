@@ -5,7 +5,7 @@ import { Principal } from '../auth/principal';
 import { generateToken, hashToken } from '../auth/token-hash';
 import { totalPages } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
-import { BalanceDto, CreateTokenDto, CreateUserDto, CreatedTokenDto, LedgerPageDto, UserDto } from './dto/user.dto';
+import { CreateTokenDto, CreateUserDto, CreatedTokenDto, LedgerPageDto, UserDto } from './dto/user.dto';
 import { toCreatedTokenDto, toLedgerEntryDto, toUserDto } from './dto/user.mapper';
 import { UserEntity } from './entities/user.entity';
 import { UsersRepository } from './users.repository';
@@ -77,27 +77,6 @@ export class UsersService {
     if (!revoked) {
       throw new NotFoundException(`token '${tokenId}' not found`);
     }
-  }
-
-  /** Adds (or, with a negative amount, removes) credits; the balance never goes below 0 and the ledger records what was applied. */
-  grantCredits(userId: string, amount: number): Promise<BalanceDto> {
-    return this.tx.run(async (manager) => {
-      const user = await this.users.findById(userId, manager, this.tx.lockForUpdate());
-      if (!user) {
-        throw new NotFoundException(`user '${userId}' not found`);
-      }
-      const balance = Math.max(0, user.credits + amount);
-      await this.users.setCredits(manager, userId, balance);
-      await this.users.appendLedgerEntry(manager, {
-        userId,
-        kind: 'grant',
-        amount: balance - user.credits,
-        balanceAfter: balance,
-        taskId: null,
-        createdAt: new Date(),
-      });
-      return { user_id: userId, balance };
-    });
   }
 
   async ledger(userId: string, page: number, limit: number): Promise<LedgerPageDto> {

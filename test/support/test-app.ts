@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
+import { CreditsService } from '../../src/users/credits.service';
 import { UsersService } from '../../src/users/users.service';
 
 export interface TestUser {
@@ -28,6 +29,8 @@ export class TestApp {
     Object.assign(process.env, {
       DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'sqlite::memory:',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      // Suites fire many requests from one IP; the rate-limit suite turns this on for itself.
+      THROTTLE_LIMIT: '0',
       ...env,
     });
     const app = await createApp();
@@ -50,7 +53,7 @@ export class TestApp {
     const user = await users.createUser({ email, name: 'Test User', is_admin: options.admin ?? false });
     const { token } = await users.createToken(user.id, { name: 'test' });
     if (options.credits) {
-      await users.grantCredits(user.id, options.credits);
+      await this.app.get(CreditsService).grant(user.id, options.credits);
     }
     return { id: user.id, email, token, auth: { Authorization: `Bearer ${token}` } };
   }

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import { Request, Response } from 'express';
 import { requestIdOf } from '../http/request-id';
 import { ErrorResponseDto } from './error-response.dto';
+import { TooManyRequestsException } from './too-many-requests.exception';
 
 /**
  * Turns anything thrown anywhere (guard, pipe, middleware, unknown route,
@@ -28,6 +29,9 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     if (status === Number(HttpStatus.UNAUTHORIZED)) {
       response.setHeader('WWW-Authenticate', 'Bearer');
+    }
+    if (exception instanceof TooManyRequestsException) {
+      response.setHeader('Retry-After', String(exception.retryAfterSeconds));
     }
     const body: ErrorResponseDto = {
       statusCode: status,

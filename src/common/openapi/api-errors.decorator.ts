@@ -11,7 +11,11 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'Conflicts with existing data',
   413: 'Request body too large',
   415: 'Request body is not JSON',
+  422: 'Idempotency-Key reused with a different request body',
   429: 'Too many requests; see Retry-After',
+  502: 'The upstream failed, sent a malformed reply or refused the proxy’s credentials',
+  503: 'Temporarily unavailable (e.g. the upstream is out of credits)',
+  504: 'The upstream did not answer in time',
 };
 
 /** Documents error replies with the shared error body. */

@@ -1,0 +1,106 @@
+import { HttpException, HttpStatus, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { TransactionRunner } from '../database/transaction-runner';
+import { BalanceDto } from './dto/user.dto';
+import { LedgerKind } from './entities/credit-ledger-entry.entity';
+import { UsersRepository } from './users.repository';
+
+/**
+ * Every movement of a user's credits, each recorded in the ledger in the same
+ * transaction, so the newest entry's balance_after is always the balance.
+ */
+@Injectable()
+export class CreditsService {
+  private readonly logger = new Logger(CreditsService.name);
+
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  /** An operator's grant (or, negative, correction): never below 0; the ledger records what was applied. */
+  async grant(userId: string, amount: number): Promise<BalanceDto> {
+    return this.tx.run(async (manager) => {
+      await this.move(manager, userId, 'grant', amount, null);
+      const user = await this.users.findById(userId, manager);
+      return { user_id: userId, balance: user?.credits ?? 0 };
+    });
+  }
+
+  /** Reserves an estimated cost before work starts: 402 when the balance is short. */
+  async reserve(userId: string, amount: number): Promise<void> {
+    if (amount === 0) return;
+    await this.tx.run(async (manager) => {
+      if (!(await this.users.takeCreditsIfAvailable(manager, userId, amount))) {
+        const balance = (await this.users.findById(userId, manager))?.credits ?? 0;
+        throw new HttpException(
+          `not enough credits: this request needs ${amount}, the balance is ${balance}`,
+          HttpStatus.PAYMENT_REQUIRED,
+        );
+      }
+      await this.record(manager, userId, 'reserve', -amount, null);
+    });
+  }
+
+  /** Gives back a reservation whose work never started. */
+  async release(userId: string, amount: number): Promise<void> {
+    if (amount === 0) return;
+    await this.tx.run((manager) => this.move(manager, userId, 'release', amount, null));
+  }
+
+  /**
+   * Settles a reservation to the actual cost, inside the caller's transaction.
+   * A cost above the reservation is taken only as far as the balance goes: the
+   * balance never turns negative.
+   */
+  async settle(manager: EntityManager, userId: string, reserved: number, actual: number, taskId: string): Promise<number> {
+    const charged = await this.move(manager, userId, 'settle', reserved - actual, taskId);
+    if (reserved - charged < actual) {
+      this.logger.warn({ userId, taskId, reserved, actual }, 'upstream charged more than the balance could cover');
+    }
+    return reserved - charged;
+  }
+
+  /**
+   * Adds `amount` (negative: takes it, at most down to 0) under a row lock and
+   * records it; returns the amount actually moved.
+   */
+  private async move(
+    manager: EntityManager,
+    userId: string,
+    kind: LedgerKind,
+    amount: number,
+    taskId: string | null,
+  ): Promise<number> {
+    const user = await this.users.findById(userId, manager, this.tx.lockForUpdate());
+    if (!user) {
+      throw new NotFoundException(`user '${userId}' not found`);
+    }
+    const balance = Math.max(0, user.credits + amount);
+    const moved = balance - user.credits;
+    if (moved !== 0) {
+      await this.users.setCredits(manager, userId, balance);
+      await this.record(manager, userId, kind, moved, taskId, balance);
+    }
+    return moved;
+  }
+
+  private async record(
+    manager: EntityManager,
+    userId: string,
+    kind: LedgerKind,
+    amount: number,
+    taskId: string | null,
+    balanceAfter?: number,
+  ): Promise<void> {
+    const balance = balanceAfter ?? (await this.users.findById(userId, manager))?.credits ?? 0;
+    await this.users.appendLedgerEntry(manager, {
+      userId,
+      kind,
+      amount,
+      balanceAfter: balance,
+      taskId,
+      createdAt: new Date(),
+    });
+  }
+}

@@ -1,0 +1,83 @@
+import { registerDecorator, ValidationOptions } from 'class-validator';
+
+/**
+ * Length in Unicode code points (an emoji counts once), computed without
+ * materialising the string as an array: payloads run to a million characters.
+ */
+export function codePointLength(text: string): number {
+  let surrogatePairs = 0;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        surrogatePairs++;
+        i++;
+      }
+    }
+  }
+  return text.length - surrogatePairs;
+}
+
+/** At most `max` Unicode code points. */
+export function MaxCodePoints(max: number, options: ValidationOptions = {}): PropertyDecorator {
+  return function maxCodePoints(target: object, propertyName: string | symbol) {
+    registerDecorator({
+      name: 'maxCodePoints',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      constraints: [max],
+      options,
+      validator: {
+        // Code points never outnumber UTF-16 units, so short strings need no counting.
+        validate: (value: unknown) => typeof value === 'string' && (value.length <= max || codePointLength(value) <= max),
+        defaultMessage: (args) => `${args?.property} must be at most ${max} characters`,
+      },
+    });
+  };
+}
+
+/** A string that holds valid JSON. */
+export function IsJsonString(options: ValidationOptions = {}): PropertyDecorator {
+  return function isJsonString(target: object, propertyName: string | symbol) {
+    registerDecorator({
+      name: 'isJsonString',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          try {
+            JSON.parse(value);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        defaultMessage: (args) => `${args?.property} must be a string holding valid JSON`,
+      },
+    });
+  };
+}
+
+const IMAGE_DATA_URI = /^data:image\/(?:png|jpeg|webp);base64,(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const HTTP_URL = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
+
+/** Each entry an absolute http(s) URL or a base64 data URI of a PNG, JPEG or WebP image. */
+export function IsImageReference(options: ValidationOptions = {}): PropertyDecorator {
+  return function isImageReference(target: object, propertyName: string | symbol) {
+    registerDecorator({
+      name: 'isImageReference',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { each: true, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' && (value.startsWith('data:') ? IMAGE_DATA_URI.test(value) : HTTP_URL.test(value)),
+        defaultMessage: (args) =>
+          `each value in ${args?.property} must be an http(s) URL or a base64 data URI of a png, jpeg or webp image`,
+      },
+    });
+  };
+}

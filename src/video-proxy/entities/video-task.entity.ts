@@ -1,0 +1,42 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export const VIDEO_TASK_STATES = ['created', 'processing', 'queueing', 'success', 'failed'] as const;
+export type VideoTaskState = (typeof VIDEO_TASK_STATES)[number];
+
+/** A task created on the upstream for a user, with what it cost. */
+@Entity('video_tasks')
+export class VideoTaskEntity {
+  /** The upstream's task id, which is also the id clients see. */
+  @PrimaryColumn({ name: 'task_id', type: 'varchar', length: 128 })
+  taskId!: string;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 36 })
+  userId!: string;
+
+  @Column({ type: 'varchar', length: 32 })
+  model!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  state!: VideoTaskState;
+
+  /** Credits charged after settlement. */
+  @Column({ type: 'integer' })
+  credits!: number;
+
+  /** The body forwarded to the upstream. */
+  @Column({ type: 'simple-json' })
+  request!: Record<string, unknown>;
+
+  /** The reply the client got (the echo fields as the upstream returned them). */
+  @Column({ type: 'simple-json' })
+  reply!: Record<string, unknown>;
+
+  @Column({ name: 'callback_url', type: 'varchar', length: 2048, nullable: true })
+  callbackUrl!: string | null;
+
+  @Column({ name: 'created_at', type: Date })
+  createdAt!: Date;
+
+  @Column({ name: 'updated_at', type: Date })
+  updatedAt!: Date;
+}

@@ -1,0 +1,148 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { DEFAULT_PRICES, estimateCredits } from '../pricing';
+import { VIDEO_MODELS, VideoModel } from '../video-models';
+import { VideoTaskState } from '../entities/video-task.entity';
+
+interface SandboxTask {
+  id: string;
+  createdAt: number;
+  request: Record<string, unknown>;
+  credits: number;
+}
+
+/** When each state begins, in ms after creation: created → queueing → processing → success. */
+const TIMELINE: [number, VideoTaskState][] = [
+  [0, 'created'],
+  [1000, 'queueing'],
+  [2000, 'processing'],
+  [4000, 'success'],
+];
+const MAX_TASKS = 10_000;
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A stand-in for the upstream video API, over real HTTP on loopback, so the
+ * service works end to end without credentials. It speaks the same wire
+ * protocol (Token auth, task replies, `{code, reason, message}` errors) and
+ * walks each task from created to success over a few seconds.
+ */
+export class SandboxUpstream {
+  readonly apiKey = `sandbox_${randomBytes(16).toString('hex')}`;
+  private readonly tasks = new Map<string, SandboxTask>();
+  private server?: Server;
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch(() => this.send(res, 500, { code: 'Internal', reason: 'Internal', message: 'sandbox failure' }));
+    });
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    this.server.close();
+    await once(this.server, 'close');
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.headers.authorization !== `Token ${this.apiKey}`) {
+      return this.send(res, 401, { code: 'Unauthorized', reason: 'Unauthorized', message: 'invalid API key' });
+    }
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'POST' && path === '/ent/v2/reference2video') {
+      return this.create(await this.readJson(req), res);
+    }
+    const query = /^\/ent\/v2\/tasks\/([^/]+)\/creations$/.exec(path);
+    if (req.method === 'GET' && query) {
+      return this.query(decodeURIComponent(query[1]), res);
+    }
+    this.send(res, 404, { code: 'NotFound', reason: 'NotFound', message: `no route ${req.method} ${path}` });
+  }
+
+  private create(body: unknown, res: ServerResponse): void {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return this.send(res, 400, { code: 'BadRequest', reason: 'BadRequest', message: 'body must be a JSON object' });
+    }
+    const request = body as Record<string, unknown>;
+    const model = (VIDEO_MODELS as readonly unknown[]).includes(request.model) ? (request.model as VideoModel) : 'videoq3-pro';
+    const task: SandboxTask = {
+      id: `sandbox-${randomUUID()}`,
+      createdAt: Date.now(),
+      request: { ...request, model, seed: request.seed ?? Math.floor(Math.random() * 2 ** 31) },
+      credits: estimateCredits(
+        { model, duration: request.duration as number | undefined, off_peak: request.off_peak === true, is_rec: request.is_rec === true },
+        DEFAULT_PRICES,
+        50,
+      ),
+    };
+    if (this.tasks.size >= MAX_TASKS) {
+      this.tasks.delete(this.tasks.keys().next().value as string);
+    }
+    this.tasks.set(task.id, task);
+    this.send(res, 200, this.describe(task));
+  }
+
+  private query(id: string, res: ServerResponse): void {
+    const task = this.tasks.get(id);
+    if (!task) {
+      return this.send(res, 404, { code: 'NotFound', reason: 'TaskNotFound', message: `task ${id} not found` });
+    }
+    this.send(res, 200, this.describe(task));
+  }
+
+  private describe(task: SandboxTask): Record<string, unknown> {
+    const elapsed = Date.now() - task.createdAt;
+    const state = TIMELINE.filter(([start]) => elapsed >= start).at(-1)?.[1] ?? 'created';
+    const { prompt, duration, images, aspect_ratio, resolution, seed, style, movement_amplitude, bgm, off_peak, payload, watermark, model } =
+      task.request;
+    return {
+      task_id: task.id,
+      id: task.id,
+      state,
+      credits: task.credits,
+      model,
+      prompt,
+      duration,
+      images,
+      aspect_ratio,
+      resolution,
+      seed,
+      style,
+      movement_amplitude,
+      bgm,
+      off_peak,
+      payload,
+      watermark: watermark ?? false,
+      created_at: new Date(task.createdAt).toISOString(),
+      creations:
+        state === 'success'
+          ? [{ id: `${task.id}-1`, url: `https://sandbox.invalid/${task.id}.mp4`, cover_url: `https://sandbox.invalid/${task.id}.jpg` }]
+          : [],
+    };
+  }
+
+  private async readJson(req: IncomingMessage): Promise<unknown> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) return undefined;
+      chunks.push(chunk as Buffer);
+    }
+    try {
+      return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private send(res: ServerResponse, status: number, body: unknown): void {
+    res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  }
+}

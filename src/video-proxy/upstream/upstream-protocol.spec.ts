@@ -1,0 +1,49 @@
+import { TooManyRequestsException } from '../../common/errors/too-many-requests.exception';
+import { parseCredits, parseTaskReply, retryAfterSeconds, upstreamFailure } from './upstream-protocol';
+
+describe('upstream protocol', () => {
+  it('reads credits as a number or a numeric string', () => {
+    expect(parseCredits(12)).toBe(12);
+    expect(parseCredits('12')).toBe(12);
+    expect(parseCredits('12.0')).toBe(12);
+    for (const bad of ['12.5', 'twelve', -1, 1.5, null, undefined, '', {}]) {
+      expect(parseCredits(bad)).toBeUndefined();
+    }
+  });
+
+  it('builds the reply from a task body and rejects malformed ones', () => {
+    expect(parseTaskReply({ task_id: 't1', state: 'created', credits: '40', model: 'videoq2-pro', seed: 7, extra: 'x', bgm: null })).toEqual({
+      task_id: 't1',
+      state: 'created',
+      credits: 40,
+      model: 'videoq2-pro',
+      seed: 7,
+    });
+    for (const bad of [null, 'text', [], { task_id: 't', state: 'done', credits: 1 }, { task_id: '', state: 'created', credits: 1 }, { task_id: 't', state: 'created' }]) {
+      expect(parseTaskReply(bad)).toBeUndefined();
+    }
+  });
+
+  it.each([
+    [400, { message: 'prompt is rude' }, 400, 'the video model rejected the request: prompt is rude'],
+    [422, { reason: 'bad image' }, 400, 'the video model rejected the request: bad image'],
+    [401, { message: 'key sk-123 invalid' }, 502, 'the video service refused this proxy’s credentials'],
+    [403, {}, 502, 'the video service refused this proxy’s credentials'],
+    [402, {}, 503, 'the video service is out of credits; try again later'],
+    [400, { code: 'CreditInsufficient', message: 'no credits' }, 503, 'the video service is out of credits; try again later'],
+    [500, { message: 'boom' }, 502, 'the video service failed (HTTP 500)'],
+    [503, 'Service Unavailable', 502, 'the video service failed (HTTP 503)'],
+  ])('maps upstream %i %j to %i', (status, body, expected, message) => {
+    const error = upstreamFailure(status, body, {});
+    expect(error.getStatus()).toBe(expected);
+    expect(error.message).toBe(message);
+  });
+
+  it('maps 429 with its Retry-After', () => {
+    const error = upstreamFailure(429, {}, { 'retry-after': '7' }) as TooManyRequestsException;
+    expect(error.getStatus()).toBe(429);
+    expect(error.retryAfterSeconds).toBe(7);
+    expect(retryAfterSeconds(undefined)).toBe(1);
+    expect(retryAfterSeconds(new Date(Date.now() + 30_000).toUTCString())).toBeGreaterThanOrEqual(29);
+  });
+});

@@ -1,0 +1,99 @@
+import {
+  BadGatewayException,
+  BadRequestException,
+  HttpException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { TooManyRequestsException } from '../../common/errors/too-many-requests.exception';
+import { VideoTaskReplyDto } from '../dto/video-task.dto';
+import { VIDEO_TASK_STATES, VideoTaskState } from '../entities/video-task.entity';
+
+/** The request fields the upstream echoes back, copied to the client as the upstream returned them. */
+const ECHO_FIELDS = [
+  'aspect_ratio',
+  'bgm',
+  'created_at',
+  'duration',
+  'images',
+  'model',
+  'movement_amplitude',
+  'off_peak',
+  'payload',
+  'prompt',
+  'resolution',
+  'seed',
+  'style',
+  'watermark',
+] as const;
+
+const MAX_ECHOED_MESSAGE = 500;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `credits` arrives as a number or a numeric string; anything else is a malformed reply. */
+export function parseCredits(value: unknown): number | undefined {
+  const number = typeof value === 'string' && /^\s*\d+(\.0+)?\s*$/.test(value) ? Number(value) : value;
+  return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0 ? number : undefined;
+}
+
+export function isVideoTaskState(value: unknown): value is VideoTaskState {
+  return typeof value === 'string' && (VIDEO_TASK_STATES as readonly string[]).includes(value);
+}
+
+/** The client's reply from the upstream's 2xx body; undefined when the body is not a task. */
+export function parseTaskReply(body: unknown): VideoTaskReplyDto | undefined {
+  if (!isRecord(body)) return undefined;
+  const credits = parseCredits(body.credits);
+  const taskId = body.task_id;
+  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 128 || !isVideoTaskState(body.state) || credits === undefined) {
+    return undefined;
+  }
+  const reply: VideoTaskReplyDto = { task_id: taskId, state: body.state, credits };
+  for (const field of ECHO_FIELDS) {
+    if (body[field] !== undefined && body[field] !== null) {
+      Object.assign(reply, { [field]: body[field] });
+    }
+  }
+  return reply;
+}
+
+function upstreamMessage(body: unknown): string {
+  const text = isRecord(body) ? (body.message ?? body.reason ?? body.code) : undefined;
+  return typeof text === 'string' && text.trim() ? text.trim().slice(0, MAX_ECHOED_MESSAGE) : 'no reason given';
+}
+
+function isCreditExhaustion(status: number, body: unknown): boolean {
+  if (status === 402) return true;
+  if (!isRecord(body)) return false;
+  return [body.code, body.reason].some((value) => typeof value === 'string' && /credit/i.test(value));
+}
+
+/** Seconds from a Retry-After header (seconds or an HTTP date); 1 when absent or unreadable. */
+export function retryAfterSeconds(header: unknown, now = Date.now()): number {
+  if (typeof header !== 'string') return 1;
+  if (/^\d+$/.test(header.trim())) return Math.max(1, Number(header.trim()));
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? 1 : Math.max(1, Math.ceil((date - now) / 1000));
+}
+
+/**
+ * The contract's mapping of upstream failures. The proxy's own credentials
+ * are never echoed: a 401/403 from the upstream says nothing of them.
+ */
+export function upstreamFailure(status: number, body: unknown, headers: Record<string, unknown>): HttpException {
+  if (isCreditExhaustion(status, body)) {
+    return new ServiceUnavailableException('the video service is out of credits; try again later');
+  }
+  if (status === 400 || status === 422) {
+    return new BadRequestException(`the video model rejected the request: ${upstreamMessage(body)}`);
+  }
+  if (status === 401 || status === 403) {
+    return new BadGatewayException('the video service refused this proxy’s credentials');
+  }
+  if (status === 429) {
+    return new TooManyRequestsException('the video service is busy; retry later', retryAfterSeconds(headers['retry-after']));
+  }
+  return new BadGatewayException(`the video service failed (HTTP ${status})`);
+}

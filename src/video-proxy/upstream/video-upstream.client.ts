@@ -1,0 +1,63 @@
+import { HttpService } from '@nestjs/axios';
+import { BadGatewayException, GatewayTimeoutException, HttpException, Inject, Injectable } from '@nestjs/common';
+import { AxiosError, AxiosResponse } from 'axios';
+import { firstValueFrom, Observable } from 'rxjs';
+import { VideoTaskReplyDto } from '../dto/video-task.dto';
+import { videoConfig, VideoConfig } from '../video.config';
+import { parseTaskReply, upstreamFailure } from './upstream-protocol';
+import { UpstreamTarget } from './upstream-target';
+
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+
+/** The one client of the upstream video API's wire protocol. */
+@Injectable()
+export class VideoUpstreamClient {
+  constructor(
+    private readonly http: HttpService,
+    private readonly target: UpstreamTarget,
+    @Inject(videoConfig.KEY) private readonly config: VideoConfig,
+  ) {}
+
+  /** Creates a reference-to-video task; any failure is thrown as the contract's HTTP error. */
+  async createTask(body: object): Promise<VideoTaskReplyDto> {
+    const response = await this.send(() =>
+      this.http.post<unknown>(`${this.target.url}/ent/v2/reference2video`, body, this.requestOptions()),
+    );
+    if (response.status < 200 || response.status >= 300) {
+      throw upstreamFailure(response.status, response.data, response.headers);
+    }
+    const reply = parseTaskReply(response.data);
+    if (!reply) {
+      throw new BadGatewayException('the video service sent a reply that is not a task');
+    }
+    return reply;
+  }
+
+  private requestOptions() {
+    return {
+      headers: { Authorization: `Token ${this.target.apiKey}`, 'Content-Type': 'application/json' },
+      timeout: this.config.VIDEO_UPSTREAM_TIMEOUT_MS,
+      // Bodies may carry a 1 MiB payload plus seven images; statuses are mapped here, not thrown by axios.
+      maxBodyLength: Infinity,
+      maxContentLength: MAX_REPLY_BYTES,
+      validateStatus: () => true,
+      transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
+    };
+  }
+
+  private async send<R extends AxiosResponse<unknown>>(request: () => Observable<R>): Promise<R> {
+    try {
+      return await firstValueFrom(request());
+    } catch (error) {
+      throw this.transportFailure(error);
+    }
+  }
+
+  private transportFailure(error: unknown): HttpException {
+    const code = (error as AxiosError).code;
+    if (code === 'ETIMEDOUT' || code === 'ECONNABORTED') {
+      return new GatewayTimeoutException(`the video service did not answer within ${this.config.VIDEO_UPSTREAM_TIMEOUT_MS} ms`);
+    }
+    return new BadGatewayException('the video service could not be reached');
+  }
+}

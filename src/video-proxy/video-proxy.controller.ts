@@ -1,0 +1,42 @@
+import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
+import { Principal } from '../auth/principal';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { CreateVideoTaskDto } from './dto/create-video-task.dto';
+import { VideoTaskReplyDto } from './dto/video-task.dto';
+import { VideoProxyService } from './video-proxy.service';
+
+@ApiTags('video')
+@Controller('proxy/video')
+export class VideoProxyController {
+  constructor(private readonly video: VideoProxyService) {}
+
+  /** Create a reference-to-video task. */
+  @Post('reference2video')
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({
+    description:
+      'Forwards the validated request to the upstream video model and charges the caller’s credits. The estimated ' +
+      'cost (per-second price × duration, 50% off-peak, +10 for `is_rec`) is reserved first (402 when short), then ' +
+      'settled to the upstream’s `credits`; any failure before the task exists charges nothing. Upstream failures: ' +
+      '400/422 → 400 with its message, 401/403 → 502, 429 → 429 with Retry-After, out of credits → 503, 5xx or a ' +
+      'malformed reply → 502, no answer in time → 504. Bodies up to 48 MiB are accepted on this route.',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'Up to 255 visible ASCII characters. The same key and body within 24 h returns the first reply without a ' +
+      'second task or charge; the same key with another body is 422; while the first request runs, 409.',
+  })
+  @ApiErrors(400, 402, 409, 413, 415, 422, 429, 502, 503, 504)
+  create(
+    @CurrentUser() caller: Principal,
+    @Body() body: CreateVideoTaskDto,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ): Promise<VideoTaskReplyDto> {
+    return this.video.create(caller, body, idempotencyKey);
+  }
+}

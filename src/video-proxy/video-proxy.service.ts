@@ -1,0 +1,92 @@
+import { BadRequestException, Inject, Injectable } from '@nestjs/common';
+import { Principal } from '../auth/principal';
+import { TransactionRunner } from '../database/transaction-runner';
+import { CreditsService } from '../users/credits.service';
+import { CreateVideoTaskDto } from './dto/create-video-task.dto';
+import { VideoTaskReplyDto } from './dto/video-task.dto';
+import { IdempotencyService, requestHash } from './idempotency.service';
+import { estimateCredits } from './pricing';
+import { VideoUpstreamClient } from './upstream/video-upstream.client';
+import { videoConfig, VideoConfig } from './video.config';
+import { maxDurationOf, VideoModel } from './video-models';
+import { VideoTasksRepository } from './video-tasks.repository';
+
+type VideoRequest = CreateVideoTaskDto & { model: VideoModel };
+
+@Injectable()
+export class VideoProxyService {
+  constructor(
+    private readonly upstream: VideoUpstreamClient,
+    private readonly credits: CreditsService,
+    private readonly idempotency: IdempotencyService,
+    private readonly tasks: VideoTasksRepository,
+    private readonly tx: TransactionRunner,
+    @Inject(videoConfig.KEY) private readonly config: VideoConfig,
+  ) {}
+
+  /** POST /proxy/video/reference2video, with optional Idempotency-Key replay. */
+  async create(caller: Principal, input: CreateVideoTaskDto, idempotencyKey?: string): Promise<VideoTaskReplyDto> {
+    const request = this.withDefaults(input);
+    if (idempotencyKey === undefined) {
+      return this.forward(caller, request);
+    }
+    IdempotencyService.validateKey(idempotencyKey);
+    const replay = await this.idempotency.claim(caller.id, idempotencyKey, requestHash(request));
+    if (replay) {
+      return replay as unknown as VideoTaskReplyDto;
+    }
+    try {
+      const reply = await this.forward(caller, request);
+      await this.idempotency.complete(caller.id, idempotencyKey, reply);
+      return reply;
+    } catch (error) {
+      await this.idempotency.release(caller.id, idempotencyKey);
+      throw error;
+    }
+  }
+
+  /** The configured default model, and the model's own duration limit. */
+  private withDefaults(input: CreateVideoTaskDto): VideoRequest {
+    const model = input.model ?? this.config.VIDEO_DEFAULT_MODEL;
+    const max = maxDurationOf(model);
+    if (input.duration !== undefined && input.duration > max) {
+      throw new BadRequestException(`duration must be from 1 to ${max} seconds for model ${model}`);
+    }
+    return { ...input, model };
+  }
+
+  /**
+   * Reserve the estimated cost, create the task upstream, then settle to the
+   * upstream's figure and store the task in one transaction. Any failure
+   * before the task exists releases the reservation: nothing is charged.
+   */
+  private async forward(caller: Principal, request: VideoRequest): Promise<VideoTaskReplyDto> {
+    const reserved = estimateCredits(request, this.config.prices, this.config.VIDEO_OFF_PEAK_PERCENT);
+    await this.credits.reserve(caller.id, reserved);
+    let reply: VideoTaskReplyDto;
+    try {
+      reply = await this.upstream.createTask(request);
+    } catch (error) {
+      await this.credits.release(caller.id, reserved);
+      throw error;
+    }
+    const charged = await this.tx.run(async (manager) => {
+      const settled = await this.credits.settle(manager, caller.id, reserved, reply.credits, reply.task_id);
+      const now = new Date();
+      await this.tasks.insert(manager, {
+        taskId: reply.task_id,
+        userId: caller.id,
+        model: reply.model ?? request.model,
+        state: reply.state,
+        credits: settled,
+        request: { ...request },
+        reply: { ...reply, credits: settled },
+        callbackUrl: request.callback_url ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      return settled;
+    });
+    return { ...reply, credits: charged };
+  }
+}

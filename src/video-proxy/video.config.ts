@@ -1,0 +1,57 @@
+import { ConfigType, registerAs } from '@nestjs/config';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { toInteger, validateVariables } from '../config/environment';
+import { parsePriceTable, PriceTable } from './pricing';
+import { VIDEO_MODELS, VideoModel } from './video-models';
+
+export class VideoEnvironment {
+  /** The upstream video API; unset: the built-in sandbox upstream. */
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
+  VIDEO_UPSTREAM_URL?: string;
+
+  /** Required with VIDEO_UPSTREAM_URL. */
+  @ValidateIf((env: VideoEnvironment) => env.VIDEO_UPSTREAM_URL !== undefined)
+  @IsString()
+  @MaxLength(4096)
+  VIDEO_UPSTREAM_API_KEY?: string;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(600_000)
+  VIDEO_UPSTREAM_TIMEOUT_MS = 30000;
+
+  /** The model used when a request names none. */
+  @IsOptional()
+  @IsIn(VIDEO_MODELS)
+  VIDEO_DEFAULT_MODEL: VideoModel = 'videoq3-pro';
+
+  /** JSON object of credits per second of video by model, merged over the defaults. */
+  @IsOptional()
+  @IsString()
+  VIDEO_PRICE_TABLE?: string;
+
+  /** Percentage of the normal price charged for off_peak tasks. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  VIDEO_OFF_PEAK_PERCENT = 50;
+
+  /** Parsed form of VIDEO_PRICE_TABLE. */
+  prices!: PriceTable;
+}
+
+/** The video proxy's configuration, validated when the application starts. */
+export const videoConfig = registerAs('video', () =>
+  validateVariables(VideoEnvironment, process.env, {
+    VIDEO_PRICE_TABLE: (env) => {
+      env.prices = parsePriceTable(env.VIDEO_PRICE_TABLE);
+    },
+  }),
+);
+export type VideoConfig = ConfigType<typeof videoConfig>;
