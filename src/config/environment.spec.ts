@@ -14,6 +14,10 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
   });
 
+  it('treats empty variables as unset', () => {
+    expect(validateEnvironment({ PORT: '', LOG_LEVEL: '' })).toMatchObject({ PORT: 3000, LOG_LEVEL: 'info' });
+  });
+
   it('parses integers and database urls', () => {
     const env = validateEnvironment({ PORT: '8080', DATABASE_URL: 'postgres://root@127.0.0.1:5432/test' });
     expect(env.PORT).toBe(8080);

@@ -22,7 +22,9 @@ export function validateVariables<T extends object>(
   raw: Record<string, unknown>,
   derive: Partial<Record<keyof T & string, (env: T) => void>> = {},
 ): T {
-  const env = plainToInstance(schema, raw, { exposeDefaultValues: true });
+  // An empty variable (`FOO=` in a compose file) means unset.
+  const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== ''));
+  const env = plainToInstance(schema, present, { exposeDefaultValues: true });
   const problems = validateSync(env).map(
     (error) => `${error.property}: ${Object.values(error.constraints ?? {}).join(', ')} (got ${JSON.stringify(error.value)})`,
   );

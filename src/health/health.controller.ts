@@ -1,11 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { SkipRateLimit } from '../common/http/rate-limit.module';
 import { UpstreamTarget } from '../video-proxy/upstream/upstream-target';
 
 @ApiTags('health')
-@SkipThrottle()
+@SkipRateLimit()
 @Controller('health')
 export class HealthController {
   constructor(

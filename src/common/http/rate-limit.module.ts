@@ -1,10 +1,15 @@
 import { ExecutionContext, Injectable, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ThrottlerGuard, ThrottlerLimitDetail, ThrottlerModule } from '@nestjs/throttler';
+import { SkipThrottle, ThrottlerGuard, ThrottlerLimitDetail, ThrottlerModule } from '@nestjs/throttler';
 import { Request } from 'express';
 import { hashToken } from '../../auth/token-hash';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { TooManyRequestsException } from '../errors/too-many-requests.exception';
+
+const THROTTLERS = { ip: 'ip', token: 'token' } as const;
+
+/** Exempts a route or controller from both rate-limit windows. */
+export const SkipRateLimit = () => SkipThrottle({ [THROTTLERS.ip]: true, [THROTTLERS.token]: true });
 
 function bearerToken(req: Request): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -33,16 +38,20 @@ export class RateLimitGuard extends ThrottlerGuard {
       inject: [appConfig.KEY],
       useFactory: (config: AppConfig) => {
         const window = { ttl: config.THROTTLE_TTL_S * 1000, limit: config.THROTTLE_LIMIT };
+        const disabled = config.THROTTLE_LIMIT === 0;
         return {
           setHeaders: false,
-          skipIf: () => config.THROTTLE_LIMIT === 0,
+          skipIf: () => disabled,
+          // One window per client across all routes (the default key is per route).
+          generateKey: (_context: ExecutionContext, tracker: string, throttler: string) => `${throttler}:${tracker}`,
           throttlers: [
-            { name: 'ip', ...window, getTracker: (req: Record<string, unknown>) => String((req as unknown as Request).ip) },
+            { name: THROTTLERS.ip, ...window, getTracker: (req: Record<string, unknown>) => String((req as unknown as Request).ip) },
             {
-              name: 'token',
+              name: THROTTLERS.token,
               ...window,
               getTracker: (req: Record<string, unknown>) => hashToken(bearerToken(req as unknown as Request) ?? ''),
-              skipIf: (context: ExecutionContext) => !bearerToken(context.switchToHttp().getRequest<Request>()),
+              // A throttler's own skipIf replaces the common one, so it repeats `disabled`.
+              skipIf: (context: ExecutionContext) => disabled || !bearerToken(context.switchToHttp().getRequest<Request>()),
             },
           ],
         };

@@ -1,0 +1,99 @@
+import { once } from 'node:events';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+export interface ScriptedResponse {
+  status?: number;
+  /** A string is sent as is (to fake malformed replies); anything else as JSON. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  delayMs?: number;
+}
+
+/**
+ * The upstream video API, faked by a real HTTP server on loopback that speaks
+ * its wire protocol: tests see exactly what the proxy sent, and script what
+ * the upstream answers (by default, a created task echoing the request).
+ */
+export class FakeUpstream {
+  readonly apiKey = 'fake-upstream-secret-key';
+  readonly requests: RecordedRequest[] = [];
+  /** Credits the default reply charges. */
+  credits: number | string = 10;
+  private readonly script: ScriptedResponse[] = [];
+  private server!: Server;
+  private taskCount = 0;
+
+  static async start(): Promise<FakeUpstream> {
+    const upstream = new FakeUpstream();
+    upstream.server = createServer((req, res) => void upstream.handle(req, res));
+    upstream.server.listen(0, '127.0.0.1');
+    await once(upstream.server, 'listening');
+    return upstream;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** The next requests get these responses, in order; then the default again. */
+  respondNext(...responses: ScriptedResponse[]): void {
+    this.script.push(...responses);
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.script.length = 0;
+    this.credits = 10;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    this.server.close();
+    await once(this.server, 'close');
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body: unknown = text ? JSON.parse(text) : undefined;
+    this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+
+    const scripted = this.script.shift() ?? this.created(body as Record<string, unknown>);
+    if (scripted.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
+    const payload = typeof scripted.body === 'string' ? scripted.body : JSON.stringify(scripted.body ?? {});
+    if (res.destroyed) return;
+    res.writeHead(scripted.status ?? 200, { 'Content-Type': 'application/json', ...scripted.headers }).end(payload);
+  }
+
+  private created(request: Record<string, unknown>): ScriptedResponse {
+    this.taskCount += 1;
+    const { prompt, model, duration, images, seed, style, payload, resolution, aspect_ratio } = request ?? {};
+    return {
+      body: {
+        task_id: `fake-task-${this.taskCount}-${Date.now()}`,
+        state: 'created',
+        credits: this.credits,
+        created_at: new Date().toISOString(),
+        prompt,
+        model,
+        duration,
+        images,
+        seed: seed ?? 42,
+        style,
+        payload,
+        resolution,
+        aspect_ratio,
+        watermark: false,
+      },
+    };
+  }
+}
