@@ -35,7 +35,7 @@ export class VideoProxyController {
   create(
     @CurrentUser() caller: Principal,
     @Body() body: CreateVideoTaskDto,
-    @Headers('idempotency-key') idempotencyKey?: string,
+    @Headers('Idempotency-Key') idempotencyKey?: string,
   ): Promise<VideoTaskReplyDto> {
     return this.video.create(caller, body, idempotencyKey);
   }
