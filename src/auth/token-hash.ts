@@ -7,6 +7,11 @@ export function generateToken(): string {
   return TOKEN_PREFIX + randomBytes(32).toString('base64url');
 }
 
+/** A secret for signing a user's callbacks (HMAC-SHA256 key). */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
 /** Tokens carry 256 bits of entropy, so a fast hash is enough: there is nothing to brute-force. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');

@@ -9,9 +9,12 @@ import { PublisherMemberEntity } from '../publishers/entities/publisher-member.e
 import { NodeEntity } from '../nodes/entities/node.entity';
 import { NodeVersionEntity } from '../nodes/entities/node-version.entity';
 import { ReviewEntity } from '../reviews/entities/review.entity';
+import { CallbackDeliveryEntity } from '../video-proxy/entities/callback-delivery.entity';
 import { IdempotencyKeyEntity } from '../video-proxy/entities/idempotency-key.entity';
+import { UpstreamNonceEntity } from '../video-proxy/entities/upstream-nonce.entity';
 import { VideoTaskEntity } from '../video-proxy/entities/video-task.entity';
 import { VideoTasks1763900000000 } from './migrations/1763900000000-video-tasks';
+import { TaskLifecycle1764000000000 } from './migrations/1764000000000-task-lifecycle';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { DatabaseTarget } from './database-url';
 
@@ -26,6 +29,8 @@ export const ENTITIES = [
   ReviewEntity,
   VideoTaskEntity,
   IdempotencyKeyEntity,
+  CallbackDeliveryEntity,
+  UpstreamNonceEntity,
 ];
 
 /** The part of better-sqlite3's Database that connection setup needs. */
@@ -35,7 +40,7 @@ interface SqliteConnection {
 }
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
-export const MIGRATIONS = [InitialSchema1763800000000, VideoTasks1763900000000];
+export const MIGRATIONS = [InitialSchema1763800000000, VideoTasks1763900000000, TaskLifecycle1764000000000];
 
 /**
  * The one place TypeORM options are built: used by the app, `ormconfig.ts`,

@@ -61,6 +61,11 @@ export class CreditsService {
     return reserved - charged;
   }
 
+  /** Gives a failed task's credits back, inside the caller's transaction (which guards "exactly once"). */
+  async refund(manager: EntityManager, userId: string, amount: number, taskId: string): Promise<void> {
+    await this.move(manager, userId, 'refund', amount, taskId);
+  }
+
   /**
    * Adds `amount` (negative: takes it, at most down to 0) under a row lock and
    * records it; returns the amount actually moved.

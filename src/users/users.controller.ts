@@ -4,7 +4,7 @@ import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PageQueryDto } from '../common/pagination/page-query.dto';
-import { CreateTokenDto, CreatedTokenDto, LedgerPageDto, UserDto } from './dto/user.dto';
+import { CreateTokenDto, CreatedTokenDto, LedgerPageDto, UserDto, WebhookSecretDto } from './dto/user.dto';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -32,6 +32,19 @@ export class UsersController {
   @ApiErrors(404)
   revokeToken(@CurrentUser() user: Principal, @Param('tokenId') tokenId: string): Promise<void> {
     return this.users.revokeToken(user.id, tokenId);
+  }
+
+  /** The secret that signs the caller's task callbacks (created on first use). */
+  @Get('webhook-secret')
+  webhookSecret(@CurrentUser() user: Principal): Promise<WebhookSecretDto> {
+    return this.users.webhookSecret(user.id);
+  }
+
+  /** Replaces the webhook secret; callbacks sent from now on use the new one. */
+  @Post('webhook-secret/rotate')
+  @HttpCode(200)
+  rotateWebhookSecret(@CurrentUser() user: Principal): Promise<WebhookSecretDto> {
+    return this.users.rotateWebhookSecret(user.id);
   }
 
   /** The caller's credit movements, newest first. */

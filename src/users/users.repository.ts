@@ -35,6 +35,16 @@ export class UsersRepository {
     return result.affected === 1;
   }
 
+  /** Sets the webhook secret only if there is none yet; returns the secret in force. */
+  async ensureWebhookSecret(userId: string, candidate: string): Promise<string | null> {
+    await this.dataSource.manager.update(UserEntity, { id: userId, webhookSecret: IsNull() }, { webhookSecret: candidate });
+    return (await this.findById(userId))?.webhookSecret ?? null;
+  }
+
+  async setWebhookSecret(userId: string, secret: string): Promise<void> {
+    await this.dataSource.manager.update(UserEntity, { id: userId }, { webhookSecret: secret });
+  }
+
   setCredits(manager: EntityManager, userId: string, credits: number): Promise<unknown> {
     return manager.update(UserEntity, { id: userId }, { credits });
   }

@@ -2,9 +2,10 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
-import { generateToken, hashToken } from '../auth/token-hash';
+import { generateToken, generateWebhookSecret, hashToken } from '../auth/token-hash';
 import { totalPages } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
+import { WebhookSecretDto } from './dto/user.dto';
 import { CreateTokenDto, CreateUserDto, CreatedTokenDto, LedgerPageDto, UserDto } from './dto/user.dto';
 import { toCreatedTokenDto, toLedgerEntryDto, toUserDto } from './dto/user.mapper';
 import { UserEntity } from './entities/user.entity';
@@ -77,6 +78,20 @@ export class UsersService {
     if (!revoked) {
       throw new NotFoundException(`token '${tokenId}' not found`);
     }
+  }
+
+  /** The secret that signs the user's task callbacks, created on first use. */
+  async webhookSecret(userId: string): Promise<WebhookSecretDto> {
+    const secret = await this.tx.run(() => this.users.ensureWebhookSecret(userId, generateWebhookSecret()));
+    if (!secret) throw new NotFoundException(`user '${userId}' not found`);
+    return { secret };
+  }
+
+  /** Replaces the webhook secret; callbacks sent from now on are signed with the new one. */
+  async rotateWebhookSecret(userId: string): Promise<WebhookSecretDto> {
+    const secret = generateWebhookSecret();
+    await this.tx.run(() => this.users.setWebhookSecret(userId, secret));
+    return { secret };
   }
 
   async ledger(userId: string, page: number, limit: number): Promise<LedgerPageDto> {

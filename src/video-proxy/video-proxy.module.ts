@@ -3,7 +3,14 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { BodySizeLimits } from '../common/http/body-size-limits';
 import { UsersModule } from '../users/users.module';
+import { CallbackDeliveryWorker } from './callbacks/callback-delivery.worker';
+import { CallbackOutbox } from './callbacks/callback-outbox';
+import { UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
+import { UpstreamCallbacksController } from './callbacks/upstream-callbacks.controller';
+import { UpstreamCallbacksService } from './callbacks/upstream-callbacks.service';
 import { IdempotencyService } from './idempotency.service';
+import { VideoTasksController } from './video-tasks.controller';
+import { VideoTasksService } from './video-tasks.service';
 import { UpstreamTarget } from './upstream/upstream-target';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { videoConfig } from './video.config';
@@ -16,8 +23,19 @@ export const VIDEO_BODY_LIMIT = '48mb';
 
 @Module({
   imports: [HttpModule, ConfigModule.forFeature(videoConfig), UsersModule],
-  controllers: [VideoProxyController],
-  providers: [VideoProxyService, VideoUpstreamClient, UpstreamTarget, IdempotencyService, VideoTasksRepository],
+  controllers: [VideoProxyController, VideoTasksController, UpstreamCallbacksController],
+  providers: [
+    VideoProxyService,
+    VideoTasksService,
+    VideoUpstreamClient,
+    UpstreamTarget,
+    UpstreamCallbackUrl,
+    UpstreamCallbacksService,
+    IdempotencyService,
+    VideoTasksRepository,
+    CallbackOutbox,
+    CallbackDeliveryWorker,
+  ],
   exports: [UpstreamTarget],
 })
 export class VideoProxyModule {

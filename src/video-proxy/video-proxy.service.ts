@@ -2,6 +2,8 @@ import { BadRequestException, Inject, Injectable } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { CreditsService } from '../users/credits.service';
+import { namesNonPublicHost } from './callbacks/callback-address';
+import { UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
 import { CreateVideoTaskDto } from './dto/create-video-task.dto';
 import { VideoTaskReplyDto } from './dto/video-task.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
@@ -21,6 +23,7 @@ export class VideoProxyService {
     private readonly idempotency: IdempotencyService,
     private readonly tasks: VideoTasksRepository,
     private readonly tx: TransactionRunner,
+    private readonly callbackUrl: UpstreamCallbackUrl,
     @Inject(videoConfig.KEY) private readonly config: VideoConfig,
   ) {}
 
@@ -45,14 +48,28 @@ export class VideoProxyService {
     }
   }
 
-  /** The configured default model, and the model's own duration limit. */
+  /** The configured default model, the model's own duration limit, and a callback address we may call. */
   private withDefaults(input: CreateVideoTaskDto): VideoRequest {
     const model = input.model ?? this.config.VIDEO_DEFAULT_MODEL;
     const max = maxDurationOf(model);
     if (input.duration !== undefined && input.duration > max) {
       throw new BadRequestException(`duration must be from 1 to ${max} seconds for model ${model}`);
     }
+    if (input.callback_url && this.config.CALLBACK_ALLOW_PRIVATE !== 'true' && namesNonPublicHost(input.callback_url)) {
+      throw new BadRequestException('callback_url must not point to a loopback or private address');
+    }
     return { ...input, model };
+  }
+
+  /**
+   * What the upstream receives: the validated request, except that the
+   * client's callback_url stays here (this service delivers signed callbacks
+   * itself) and the upstream gets this service's callback endpoint instead.
+   */
+  private upstreamBody(request: VideoRequest): object {
+    const { callback_url: _clientCallback, ...body } = request;
+    const ours = this.callbackUrl.url;
+    return ours ? { ...body, callback_url: ours } : body;
   }
 
   /**
@@ -65,7 +82,7 @@ export class VideoProxyService {
     await this.credits.reserve(caller.id, reserved);
     let reply: VideoTaskReplyDto;
     try {
-      reply = await this.upstream.createTask(request);
+      reply = await this.upstream.createTask(this.upstreamBody(request));
     } catch (error) {
       await this.credits.release(caller.id, reserved);
       throw error;
@@ -82,6 +99,9 @@ export class VideoProxyService {
         request: { ...request },
         reply: { ...reply, credits: settled },
         callbackUrl: request.callback_url ?? null,
+        errCode: null,
+        creations: null,
+        refundedAt: null,
         createdAt: now,
         updatedAt: now,
       });

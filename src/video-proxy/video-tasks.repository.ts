@@ -1,10 +1,40 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
 import { VideoTaskEntity } from './entities/video-task.entity';
 
+/** Data access for video tasks. */
 @Injectable()
 export class VideoTasksRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
   async insert(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
     await manager.save(VideoTaskEntity, manager.create(VideoTaskEntity, task));
+  }
+
+  find(
+    taskId: string,
+    manager: EntityManager = this.dataSource.manager,
+    options: Pick<FindOneOptions, 'lock'> = {},
+  ): Promise<VideoTaskEntity | null> {
+    return manager.findOne(VideoTaskEntity, { where: { taskId }, ...options });
+  }
+
+  async save(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
+    await manager.save(VideoTaskEntity, task);
+  }
+
+  /** Marks the task refunded unless it already was; true only for the call that marked it. */
+  async markRefunded(manager: EntityManager, taskId: string, at: Date): Promise<boolean> {
+    const result = await manager.update(VideoTaskEntity, { taskId, refundedAt: IsNull() }, { refundedAt: at });
+    return result.affected === 1;
+  }
+
+  pageForUser(userId: string, offset: number, limit: number): Promise<[VideoTaskEntity[], number]> {
+    return this.dataSource.manager.findAndCount(VideoTaskEntity, {
+      where: { userId },
+      order: { createdAt: 'DESC', taskId: 'DESC' },
+      skip: offset,
+      take: limit,
+    });
   }
 }

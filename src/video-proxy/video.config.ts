@@ -42,6 +42,27 @@ export class VideoEnvironment {
   @Max(100)
   VIDEO_OFF_PEAK_PERCENT = 50;
 
+  /**
+   * This service's public address. When set, the upstream is handed
+   * {PUBLIC_BASE_URL}/proxy/video/callbacks/upstream to report task changes.
+   */
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
+  PUBLIC_BASE_URL?: string;
+
+  /** `true` lets client callbacks go to loopback and private addresses (for development and tests). */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  CALLBACK_ALLOW_PRIVATE: 'true' | 'false' = 'false';
+
+  /** Delay before the first retry of a failed client callback; it doubles per attempt, capped at 10 minutes. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(600_000)
+  CALLBACK_RETRY_BASE_MS = 1000;
+
   /** Parsed form of VIDEO_PRICE_TABLE. */
   prices!: PriceTable;
 }

@@ -28,6 +28,8 @@ export class FakeUpstream {
   /** Credits the default reply charges. */
   credits: number | string = 10;
   private readonly script: ScriptedResponse[] = [];
+  /** What `GET /ent/v2/tasks/{id}/creations` answers, by task id. */
+  readonly taskStatus = new Map<string, Record<string, unknown>>();
   private server!: Server;
   private taskCount = 0;
 
@@ -50,6 +52,7 @@ export class FakeUpstream {
 
   reset(): void {
     this.requests.length = 0;
+    this.taskStatus.clear();
     this.script.length = 0;
     this.credits = 10;
   }
@@ -66,6 +69,13 @@ export class FakeUpstream {
     const text = Buffer.concat(chunks).toString('utf8');
     const body: unknown = text ? JSON.parse(text) : undefined;
     this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+    const query = /^\/ent\/v2\/tasks\/([^/]+)\/creations$/.exec(req.url ?? '');
+    if (req.method === 'GET' && query) {
+      const status = this.taskStatus.get(decodeURIComponent(query[1]));
+      res.writeHead(status ? 200 : 404, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(status ? { id: decodeURIComponent(query[1]), ...status } : { code: 'NotFound', message: 'no such task' }));
+      return;
+    }
 
     const scripted = this.script.shift() ?? this.created(body as Record<string, unknown>);
     if (scripted.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));

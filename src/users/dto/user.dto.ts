@@ -57,6 +57,11 @@ export class CreatedTokenDto {
   created_at!: string;
 }
 
+export class WebhookSecretDto {
+  /** The HMAC-SHA256 key of your task callbacks' X-Signature header. */
+  secret!: string;
+}
+
 export class BalanceDto {
   user_id!: string;
   balance!: number;

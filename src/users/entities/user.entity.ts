@@ -19,6 +19,10 @@ export class UserEntity {
   @Column({ type: 'integer', default: 0 })
   credits!: number;
 
+  /** Signs the user's task callbacks; created on first use, rotatable. */
+  @Column({ name: 'webhook_secret', type: 'varchar', length: 128, nullable: true })
+  webhookSecret!: string | null;
+
   @Column({ name: 'created_at', type: Date })
   createdAt!: Date;
 }

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { MOVEMENT_AMPLITUDES, VIDEO_STYLES } from './create-video-task.dto';
 import { VIDEO_TASK_STATES, VideoTaskState } from '../entities/video-task.entity';
 
@@ -36,4 +37,32 @@ export class VideoTaskReplyDto {
   style?: (typeof VIDEO_STYLES)[number];
   /** Whether a watermark was added. */
   watermark?: boolean;
+}
+
+export class VideoCreationDto {
+  id!: string;
+  /** The generated video. */
+  url!: string;
+  /** A still image of the video. */
+  cover_url!: string;
+}
+
+/** A task as it stands now: the creation reply plus its progress. */
+export class VideoTaskDto extends VideoTaskReplyDto {
+  /** The generated videos, once the task succeeded. */
+  creations?: VideoCreationDto[];
+  /** The upstream's error code, once the task failed (its credits are refunded). */
+  err_code?: string;
+  /** When the task last changed. */
+  updated_at!: string;
+}
+
+export class VideoTaskListQueryDto extends PageQueryDto {}
+
+export class VideoTaskListDto {
+  total!: number;
+  tasks!: VideoTaskDto[];
+  page!: number;
+  limit!: number;
+  totalPages!: number;
 }

@@ -3,6 +3,12 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export const VIDEO_TASK_STATES = ['created', 'processing', 'queueing', 'success', 'failed'] as const;
 export type VideoTaskState = (typeof VIDEO_TASK_STATES)[number];
 
+export interface VideoCreation {
+  id: string;
+  url: string;
+  cover_url: string;
+}
+
 /** A task created on the upstream for a user, with what it cost. */
 @Entity('video_tasks')
 export class VideoTaskEntity {
@@ -33,6 +39,18 @@ export class VideoTaskEntity {
 
   @Column({ name: 'callback_url', type: 'varchar', length: 2048, nullable: true })
   callbackUrl!: string | null;
+
+  /** The upstream's error code once the task failed. */
+  @Column({ name: 'err_code', type: 'varchar', length: 128, nullable: true })
+  errCode!: string | null;
+
+  /** The generated videos once the task succeeded. */
+  @Column({ type: 'simple-json', nullable: true })
+  creations!: VideoCreation[] | null;
+
+  /** Set, exactly once, when a failed task's credits were refunded. */
+  @Column({ name: 'refunded_at', type: Date, nullable: true })
+  refundedAt!: Date | null;
 
   @Column({ name: 'created_at', type: Date })
   createdAt!: Date;

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { signHeaders } from '../callbacks/upstream-signature';
 import { DEFAULT_PRICES, estimateCredits } from '../pricing';
 import { VIDEO_MODELS, VideoModel } from '../video-models';
 import { VideoTaskState } from '../entities/video-task.entity';
@@ -32,6 +33,7 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 export class SandboxUpstream {
   readonly apiKey = `sandbox_${randomBytes(16).toString('hex')}`;
   private readonly tasks = new Map<string, SandboxTask>();
+  private readonly timers = new Set<NodeJS.Timeout>();
   private server?: Server;
 
   async start(): Promise<string> {
@@ -44,6 +46,8 @@ export class SandboxUpstream {
   }
 
   async stop(): Promise<void> {
+    this.timers.forEach((timer) => clearTimeout(timer));
+    this.timers.clear();
     if (!this.server) return;
     this.server.closeAllConnections();
     this.server.close();
@@ -86,6 +90,41 @@ export class SandboxUpstream {
     }
     this.tasks.set(task.id, task);
     this.send(res, 200, this.describe(task));
+    if (typeof request.callback_url === 'string') {
+      this.scheduleCallbacks(task, request.callback_url);
+    }
+  }
+
+  /** Reports each later state to the callback URL, signed as the real upstream signs. */
+  private scheduleCallbacks(task: SandboxTask, callbackUrl: string): void {
+    for (const [startMs] of TIMELINE.slice(1)) {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        void this.callBack(task, callbackUrl);
+      }, startMs + 50);
+      timer.unref();
+      this.timers.add(timer);
+    }
+  }
+
+  private async callBack(task: SandboxTask, callbackUrl: string): Promise<void> {
+    const url = new URL(callbackUrl);
+    const headers = signHeaders(
+      this.apiKey,
+      'sandbox',
+      { method: 'POST', path: url.pathname, query: Object.fromEntries(url.searchParams) },
+      randomUUID(),
+    );
+    try {
+      await fetch(url, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify(this.describe(task)),
+        signal: AbortSignal.timeout(5000),
+      });
+    } catch {
+      // Like a real upstream, the sandbox does not insist: polling still catches up.
+    }
   }
 
   private query(id: string, res: ServerResponse): void {

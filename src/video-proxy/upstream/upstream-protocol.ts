@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import { TooManyRequestsException } from '../../common/errors/too-many-requests.exception';
 import { VideoTaskReplyDto } from '../dto/video-task.dto';
-import { VIDEO_TASK_STATES, VideoTaskState } from '../entities/video-task.entity';
+import { VIDEO_TASK_STATES, VideoCreation, VideoTaskState } from '../entities/video-task.entity';
 
 /** The request fields the upstream echoes back, copied to the client as the upstream returned them. */
 const ECHO_FIELDS = [
@@ -57,6 +57,36 @@ export function parseTaskReply(body: unknown): VideoTaskReplyDto | undefined {
     }
   }
   return reply;
+}
+
+export interface UpstreamTaskStatus {
+  taskId: string;
+  state: VideoTaskState;
+  errCode: string | null;
+  creations: VideoCreation[] | null;
+}
+
+function parseCreations(value: unknown): VideoCreation[] | null | undefined {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) return undefined;
+  const creations = value.map((item: unknown) =>
+    isRecord(item) && typeof item.id === 'string' && typeof item.url === 'string'
+      ? { id: item.id, url: item.url, cover_url: typeof item.cover_url === 'string' ? item.cover_url : '' }
+      : undefined,
+  );
+  return creations.every((c) => c !== undefined) ? (creations) : undefined;
+}
+
+/** A task query reply or callback body (`{id, state, err_code, creations, ...}`); undefined when malformed. */
+export function parseTaskStatus(body: unknown): UpstreamTaskStatus | undefined {
+  if (!isRecord(body)) return undefined;
+  const taskId = body.id ?? body.task_id;
+  const creations = parseCreations(body.creations);
+  if (typeof taskId !== 'string' || !taskId || !isVideoTaskState(body.state) || creations === undefined) {
+    return undefined;
+  }
+  const errCode = typeof body.err_code === 'string' && body.err_code ? body.err_code.slice(0, 128) : null;
+  return { taskId, state: body.state, errCode, creations };
 }
 
 function upstreamMessage(body: unknown): string {

@@ -4,7 +4,7 @@ import { AxiosError, AxiosResponse } from 'axios';
 import { firstValueFrom, Observable } from 'rxjs';
 import { VideoTaskReplyDto } from '../dto/video-task.dto';
 import { videoConfig, VideoConfig } from '../video.config';
-import { parseTaskReply, upstreamFailure } from './upstream-protocol';
+import { parseTaskReply, parseTaskStatus, UpstreamTaskStatus, upstreamFailure } from './upstream-protocol';
 import { UpstreamTarget } from './upstream-target';
 
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
@@ -31,6 +31,21 @@ export class VideoUpstreamClient {
       throw new BadGatewayException('the video service sent a reply that is not a task');
     }
     return reply;
+  }
+
+  /** The task's current state from the upstream (`GET /ent/v2/tasks/{id}/creations`). */
+  async queryTask(taskId: string): Promise<UpstreamTaskStatus> {
+    const response = await this.send(() =>
+      this.http.get<unknown>(`${this.target.url}/ent/v2/tasks/${encodeURIComponent(taskId)}/creations`, this.requestOptions()),
+    );
+    if (response.status < 200 || response.status >= 300) {
+      throw upstreamFailure(response.status, response.data, response.headers);
+    }
+    const status = parseTaskStatus(response.data);
+    if (!status || status.taskId !== taskId) {
+      throw new BadGatewayException('the video service sent a task status that cannot be read');
+    }
+    return status;
   }
 
   private requestOptions() {

@@ -1,0 +1,39 @@
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Request } from 'express';
+import { ApiErrors } from '../../common/openapi/api-errors.decorator';
+import { SkipRateLimit } from '../../common/http/rate-limit.module';
+import { UpstreamCallbacksService } from './upstream-callbacks.service';
+
+@ApiTags('video')
+@SkipRateLimit()
+@Controller('proxy/video/callbacks')
+export class UpstreamCallbacksController {
+  constructor(private readonly callbacks: UpstreamCallbacksService) {}
+
+  /** Task status updates from the upstream video service (not for clients). */
+  @Post('upstream')
+  @HttpCode(204)
+  @ApiOperation({
+    description:
+      'Signed by the upstream: `Date`, `x-request-nonce`, `X-HMAC-ALGORITHM: hmac-sha256`, `X-HMAC-ACCESS-KEY`, ' +
+      '`X-HMAC-SIGNED-HEADERS: Date;x-request-nonce`, `X-HMAC-SIGNATURE` = base64(HMAC-SHA256(upstream API key, ' +
+      '"METHOD\\npath\\ncanonical query\\naccess key\\nDate\\n" + one "Name:value\\n" per signed header)). Unsigned, ' +
+      'mis-signed, stale (Date more than 5 minutes off) or replayed callbacks are 401. The body is the upstream’s ' +
+      'task query reply `{id, state, err_code, credits, creations, ...}`.',
+  })
+  @ApiHeader({ name: 'X-HMAC-SIGNATURE', required: true })
+  @ApiErrors(400, 401)
+  receive(@Req() req: Request, @Body() body: unknown): Promise<void> {
+    return this.callbacks.receive({
+      method: req.method,
+      query: Object.fromEntries(
+        Object.entries(req.query).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]),
+      ),
+      headers: Object.fromEntries(
+        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]),
+      ),
+      body,
+    });
+  }
+}

@@ -1,0 +1,300 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
+import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
+import { CallbackReceiver } from './support/callback-receiver';
+import { FakeUpstream } from './support/fake-upstream';
+import { TestApp, TestUser } from './support/test-app';
+
+const CALLBACK_PATH = '/proxy/video/callbacks/upstream';
+
+function appEnv(upstream: FakeUpstream, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    VIDEO_UPSTREAM_URL: upstream.url,
+    VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
+    VIDEO_UPSTREAM_TIMEOUT_MS: '2000',
+    VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
+    PUBLIC_BASE_URL: 'https://registry.example.com',
+    CALLBACK_ALLOW_PRIVATE: 'true',
+    CALLBACK_RETRY_BASE_MS: '100',
+    ...extra,
+  };
+}
+
+/** Sends an upstream callback the way the upstream signs it (or with `tamper` applied to the headers). */
+function upstreamCallback(t: TestApp, key: string, body: object, tamper: (h: Record<string, string>) => Record<string, string> = (h) => h) {
+  const headers = signHeaders(key, 'AK-test', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID());
+  return t.http.post(CALLBACK_PATH).set(tamper(headers)).send(body);
+}
+
+function verifySignature(secret: string, rawBody: string, header: unknown): boolean {
+  return header === `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
+}
+
+describe('Video task lifecycle', () => {
+  let upstream: FakeUpstream;
+  let receiver: CallbackReceiver;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    upstream = await FakeUpstream.start();
+    receiver = await CallbackReceiver.start();
+    t = await TestApp.start(appEnv(upstream));
+  });
+  beforeEach(() => upstream.reset());
+  afterAll(async () => {
+    await t.close();
+    await upstream.close();
+    await receiver.close();
+  });
+
+  async function createTask(user: TestUser, body: object = {}): Promise<string> {
+    const res = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2, ...body }).expect(200);
+    return res.body.task_id as string;
+  }
+  const balanceOf = async (user: TestUser) => (await t.http.get('/users/me').set(user.auth)).body.credits as number;
+
+  it('hands the upstream this service’s callback endpoint, never the client’s', async () => {
+    const user = await t.createUser({ credits: 100 });
+    await createTask(user, { callback_url: 'https://client.example.com/hook' });
+    expect((upstream.requests[0].body as { callback_url: string }).callback_url).toBe(`https://registry.example.com${CALLBACK_PATH}`);
+  });
+
+  it('polling refreshes a running task from the upstream until it succeeds, then stops asking', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    upstream.taskStatus.set(taskId, { state: 'processing' });
+    expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200)).body.state).toBe('processing');
+
+    const creations = [{ id: 'c1', url: 'https://cdn.example.com/v.mp4', cover_url: 'https://cdn.example.com/v.jpg' }];
+    upstream.taskStatus.set(taskId, { state: 'success', creations, credits: 10 });
+    const done = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+    expect(done.body).toMatchObject({ task_id: taskId, state: 'success', credits: 10, creations });
+    expect(done.body).not.toHaveProperty('err_code');
+
+    const queries = upstream.requests.filter((r) => r.method === 'GET').length;
+    await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+    expect(upstream.requests.filter((r) => r.method === 'GET')).toHaveLength(queries);
+  });
+
+  it('keeps the stored state when the upstream cannot be asked', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    const res = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+    expect(res.body.state).toBe('created');
+  });
+
+  it('shows a task only to its owner and admins', async () => {
+    const [owner, other, admin] = [await t.createUser({ credits: 100 }), await t.createUser(), await t.createUser({ admin: true })];
+    const taskId = await createTask(owner);
+    upstream.taskStatus.set(taskId, { state: 'queueing' });
+    await t.http.get(`/proxy/video/tasks/${taskId}`).set(other.auth).expect(404);
+    await t.http.get(`/proxy/video/tasks/${taskId}`).set(admin.auth).expect(200);
+    await t.http.get('/proxy/video/tasks/no-such-task').set(owner.auth).expect(404);
+    await t.http.get(`/proxy/video/tasks/${taskId}`).expect(401);
+  });
+
+  it('lists the caller’s tasks newest first, paginated', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const ids = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push(await createTask(user));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const page = await t.http.get('/proxy/video/tasks?limit=2').set(user.auth).expect(200);
+    expect(page.body).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
+    expect(page.body.tasks.map((task: { task_id: string }) => task.task_id)).toEqual([ids[2], ids[1]]);
+    const other = await t.createUser();
+    expect((await t.http.get('/proxy/video/tasks').set(other.auth).expect(200)).body.total).toBe(0);
+  });
+
+  describe('upstream callbacks', () => {
+    it.each([
+      ['unsigned', () => ({})],
+      ['signed with another key', (h: Record<string, string>) => signHeaders('wrong-key', h['X-HMAC-ACCESS-KEY'], { method: 'POST', path: CALLBACK_PATH, query: {} }, h['x-request-nonce'])],
+      ['tampered (nonce swapped)', (h: Record<string, string>) => ({ ...h, 'x-request-nonce': 'other' })],
+      ['stale', (h: Record<string, string>) => signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, h['x-request-nonce'], new Date(Date.now() - 10 * 60 * 1000))],
+    ])('refuses a callback that is %s with 401 and changes nothing', async (_case, tamper) => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user, { callback_url: receiver.url });
+      const res = await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'X' }, tamper).expect(401);
+      expect(res.body.message).toContain('upstream callback refused');
+      upstream.taskStatus.set(taskId, { state: 'created' });
+      expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth)).body.state).toBe('created');
+      expect(await balanceOf(user)).toBe(90);
+      expect(await t.dataSource.getRepository(CallbackDeliveryEntity).countBy({ taskId })).toBe(0);
+    });
+
+    it('refuses a replayed callback', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user);
+      const headers = signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID());
+      await t.http.post(CALLBACK_PATH).set(headers).send({ id: taskId, state: 'queueing' }).expect(204);
+      await t.http.post(CALLBACK_PATH).set(headers).send({ id: taskId, state: 'processing' }).expect(401);
+    });
+
+    it('applies a signed callback and delivers a signed client callback the receiver can verify', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user, { callback_url: receiver.url, prompt: 'harbour at dawn' });
+      const before = receiver.received.length;
+      const creations = [{ id: 'c9', url: 'https://cdn.example.com/9.mp4', cover_url: 'https://cdn.example.com/9.jpg' }];
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', credits: 10, creations }).expect(204);
+
+      const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
+      const { secret } = (await t.http.get('/users/me/webhook-secret').set(user.auth).expect(200)).body;
+      expect(verifySignature(secret, delivery.rawBody, delivery.headers['x-signature'])).toBe(true);
+      expect(Math.abs(Number(delivery.headers['x-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+      expect(delivery.body).toMatchObject({ task_id: taskId, state: 'success', prompt: 'harbour at dawn', creations });
+      expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth)).body.state).toBe('success');
+    });
+
+    it('never moves a terminal task: late and repeated callbacks change nothing', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user, { callback_url: receiver.url });
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', creations: [] }).expect(204);
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing' }).expect(204);
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'late' }).expect(204);
+      expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth)).body.state).toBe('success');
+      expect(await t.dataSource.getRepository(CallbackDeliveryEntity).countBy({ taskId })).toBe(1);
+      expect(await balanceOf(user)).toBe(90);
+    });
+
+    it('refunds a failed task exactly once, even when the failure is reported twice', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user);
+      expect(await balanceOf(user)).toBe(90);
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'ModerationFailed' }).expect(204);
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'ModerationFailed' }).expect(204);
+      upstream.taskStatus.set(taskId, { state: 'failed', err_code: 'ModerationFailed' });
+      const task = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+      expect(task.body).toMatchObject({ state: 'failed', err_code: 'ModerationFailed' });
+      expect(await balanceOf(user)).toBe(100);
+      const ledger = (await t.http.get('/users/me/ledger').set(user.auth)).body.entries as { kind: string; amount: number; task_id?: string }[];
+      expect(ledger.filter((e) => e.kind === 'refund')).toEqual([expect.objectContaining({ amount: 10, task_id: taskId })]);
+    });
+
+    it('rejects a signed callback whose body is not a task status', async () => {
+      await upstreamCallback(t, upstream.apiKey, { state: 'nonsense' }).expect(400);
+    });
+  });
+
+  describe('client callbacks', () => {
+    it('retry until the receiver accepts, and arrive in state order', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user, { callback_url: receiver.url });
+      const before = receiver.received.length;
+      const attemptsBefore = receiver.attempts;
+      receiver.failNext.push(500, 503);
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'queueing' }).expect(204);
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing' }).expect(204);
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', creations: [] }).expect(204);
+      const delivered = (await receiver.waitFor(before + 3)).slice(before).filter((d) => d.body.task_id === taskId);
+      expect(delivered.map((d) => d.body.state)).toEqual(['queueing', 'processing', 'success']);
+      expect(receiver.attempts - attemptsBefore).toBe(5);
+      const rows = await t.dataSource.getRepository(CallbackDeliveryEntity).find({ where: { taskId }, order: { id: 'ASC' } });
+      expect(rows.map((r) => [r.attempts, r.deliveredAt !== null])).toEqual([[3, true], [1, true], [1, true]]);
+    });
+
+    it('are signed with the rotated secret after a rotation', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const first = (await t.http.get('/users/me/webhook-secret').set(user.auth).expect(200)).body.secret as string;
+      expect(first).toMatch(/^whsec_/);
+      expect((await t.http.get('/users/me/webhook-secret').set(user.auth)).body.secret).toBe(first);
+      const rotated = (await t.http.post('/users/me/webhook-secret/rotate').set(user.auth).expect(200)).body.secret as string;
+      expect(rotated).not.toBe(first);
+
+      const taskId = await createTask(user, { callback_url: receiver.url });
+      const before = receiver.received.length;
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'queueing' }).expect(204);
+      const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
+      expect(verifySignature(rotated, delivery.rawBody, delivery.headers['x-signature'])).toBe(true);
+      expect(verifySignature(first, delivery.rawBody, delivery.headers['x-signature'])).toBe(false);
+    });
+  });
+});
+
+describe('Client callbacks across a restart', () => {
+  it('are delivered by the next process when the first stopped before delivering', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-restart-'));
+    const upstream = await FakeUpstream.start();
+    const receiver = await CallbackReceiver.start();
+    const env = appEnv(upstream, { DATABASE_URL: process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'restart.db')}` });
+    try {
+      receiver.status = 503; // down while the first process runs
+      const first = await TestApp.start(env);
+      const user = await first.createUser({ credits: 100 });
+      const { body } = await first.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2, callback_url: receiver.url }).expect(200);
+      await upstreamCallback(first, upstream.apiKey, { id: body.task_id, state: 'success', creations: [] }).expect(204);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await first.close();
+      expect(receiver.received).toHaveLength(0);
+
+      receiver.status = 200;
+      const second = await TestApp.start(env);
+      try {
+        const [delivery] = await receiver.waitFor(1);
+        expect(delivery.body).toMatchObject({ task_id: body.task_id, state: 'success' });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await upstream.close();
+      await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Client callback addresses', () => {
+  it('refuses loopback and private callback URLs unless CALLBACK_ALLOW_PRIVATE=true', async () => {
+    const upstream = await FakeUpstream.start();
+    const t = await TestApp.start(appEnv(upstream, { CALLBACK_ALLOW_PRIVATE: 'false' }));
+    try {
+      const user = await t.createUser({ credits: 100 });
+      for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.0.0.7/hook', 'http://[::1]/hook']) {
+        const res = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2, callback_url: url }).expect(400);
+        expect(res.body.message).toBe('callback_url must not point to a loopback or private address');
+      }
+      expect(upstream.requests).toHaveLength(0);
+    } finally {
+      await t.close();
+      await upstream.close();
+    }
+  });
+});
+
+describe('The whole loop with the built-in sandbox', () => {
+  it('walks a task to success with signed upstream callbacks and signed client callbacks', async () => {
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const port = (probe.address() as { port: number }).port;
+    probe.close();
+    const receiver = await CallbackReceiver.start();
+    const t = await TestApp.start({
+      VIDEO_UPSTREAM_URL: '',
+      VIDEO_UPSTREAM_API_KEY: '',
+      PUBLIC_BASE_URL: '',
+      PORT: String(port),
+      CALLBACK_ALLOW_PRIVATE: 'true',
+      CALLBACK_RETRY_BASE_MS: '100',
+    });
+    await t.app.listen(port, '127.0.0.1');
+    try {
+      const user = await t.createUser({ credits: 100 });
+      const { body } = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ model: 'videoq2-turbo', duration: 2, callback_url: receiver.url }).expect(200);
+      const deliveries = await receiver.waitFor(3, 20000);
+      expect(deliveries.map((d) => d.body.state)).toEqual(['queueing', 'processing', 'success']);
+      const { secret } = (await t.http.get('/users/me/webhook-secret').set(user.auth)).body;
+      expect(deliveries.every((d) => verifySignature(secret, d.rawBody, d.headers['x-signature']))).toBe(true);
+      const task = await t.http.get(`/proxy/video/tasks/${body.task_id}`).set(user.auth).expect(200);
+      expect(task.body).toMatchObject({ state: 'success', creations: [expect.objectContaining({ url: expect.any(String), cover_url: expect.any(String) })] });
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
+});
