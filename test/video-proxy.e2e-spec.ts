@@ -96,6 +96,11 @@ describe('POST /proxy/video/reference2video', () => {
     [{ seed: 2 ** 31 }, 'seed must not be greater than 2147483647'],
     [{ audio: 'yes' }, 'audio must be a boolean value'],
     [{ colour: 'red' }, 'property colour should not exist'],
+    [{ duration: null }, 'duration cannot be null'],
+    [{ prompt: null }, 'prompt cannot be null'],
+    [{ wm_position: 0 }, 'wm_position must not be less than 1'],
+    [{ model: 'video2.0', duration: 17 }, 'duration must not be greater than 16'],
+    [{ images: ['data:image/png;base64,'] }, 'each value in images must be an http(s) URL or a base64 data URI'],
   ])('rejects %j with 400 before the upstream or the balance is touched', async (body, message) => {
     const user = await t.createUser({ credits: 100 });
     const res = await create(user, body).expect(400);
@@ -120,6 +125,43 @@ describe('POST /proxy/video/reference2video', () => {
     expect((upstream.requests[0].body as { payload: string }).payload).toHaveLength(1_048_576);
     // counted in code points: a million emoji is 2 MiB of UTF-16 and 4 MiB of UTF-8, and still fits
     await create(user, { duration: 1, payload: '😀'.repeat(1_048_576) }).expect(200);
+  });
+
+  it('accepts seven 5 MB images (a 35 MB body) on this route, however its path is spelled', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const image = `data:image/png;base64,${Buffer.alloc(3_750_000, 7).toString('base64')}`;
+    const images = Array.from({ length: 7 }, () => image);
+    const res = await t.http.post(`${ROUTE}/`).set(user.auth).send({ duration: 1, images }).expect(200);
+    expect(res.body.images).toHaveLength(7);
+    expect((upstream.requests[0].body as { images: string[] }).images[6]).toHaveLength(image.length);
+    await t.http.post(ROUTE.toUpperCase()).set(user.auth).send({ duration: 1, images: images.slice(0, 1) }).expect(200);
+  });
+
+  it('drops echo fields of the wrong type instead of passing them on', async () => {
+    const user = await t.createUser({ credits: 100 });
+    upstream.respondNext({ body: { task_id: 'typed-1', state: 'created', credits: 10, seed: '7', duration: [2], model: { x: 1 }, prompt: 'ok', style: 'noir' } });
+    const res = await create(user, { duration: 2 }).expect(200);
+    expect(res.body).toEqual({ task_id: 'typed-1', state: 'created', credits: 10, prompt: 'ok' });
+  });
+
+  it('stores long upstream task ids, and never lets a reused id overwrite another user’s task', async () => {
+    const [ann, bob] = [await t.createUser({ credits: 100 }), await t.createUser({ credits: 100 })];
+    const longId = `t-${'x'.repeat(120)}`;
+    upstream.respondNext({ body: { task_id: longId, state: 'created', credits: 10 } });
+    await create(ann, { duration: 2 }).expect(200);
+    upstream.respondNext({ body: { task_id: longId, state: 'created', credits: 10 } });
+    const clash = await create(bob, { duration: 2 }).expect(502);
+    expect(clash.body.message).toContain('nothing was charged');
+    expect(await balanceOf(bob)).toBe(100);
+    expect((await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId: longId })).userId).toBe(ann.id);
+    expect((await ledgerOf(ann))[0]).toMatchObject({ kind: 'reserve', amount: -10 });
+  });
+
+  it('never echoes the proxy’s key inside an upstream message', async () => {
+    const user = await t.createUser({ credits: 100 });
+    upstream.respondNext({ status: 400, body: { message: `header was Token ${upstream.apiKey}` } });
+    const res = await create(user, { duration: 2 }).expect(400);
+    expect(res.body.message).toBe('the video model rejected the request: header was Token [redacted]');
   });
 
   it('answers 402 when the balance cannot cover the estimate, without calling the upstream', async () => {

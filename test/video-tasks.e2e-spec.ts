@@ -140,11 +140,10 @@ describe('Video task lifecycle', () => {
     it('applies a signed callback and delivers a signed client callback the receiver can verify', async () => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user, { callback_url: receiver.url, prompt: 'harbour at dawn' });
-      const before = receiver.received.length;
       const creations = [{ id: 'c9', url: 'https://cdn.example.com/9.mp4', cover_url: 'https://cdn.example.com/9.jpg' }];
       await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', credits: 10, creations }).expect(204);
 
-      const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
+      const delivery = await receiver.waitForTask(taskId);
       const { secret } = (await t.http.get('/users/me/webhook-secret').set(user.auth).expect(200)).body;
       expect(verifySignature(secret, delivery.rawBody, delivery.headers['x-signature'])).toBe(true);
       expect(Math.abs(Number(delivery.headers['x-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
@@ -183,18 +182,23 @@ describe('Video task lifecycle', () => {
   });
 
   describe('client callbacks', () => {
+    // Each test here has its own receiver, so no other test's late delivery is counted.
+    let own: CallbackReceiver;
+    beforeEach(async () => {
+      own = await CallbackReceiver.start();
+    });
+    afterEach(() => own.close());
+
     it('retry until the receiver accepts, and arrive in state order', async () => {
       const user = await t.createUser({ credits: 100 });
-      const taskId = await createTask(user, { callback_url: receiver.url });
-      const before = receiver.received.length;
-      const attemptsBefore = receiver.attempts;
-      receiver.failNext.push(500, 503);
+      const taskId = await createTask(user, { callback_url: own.url });
+      own.failNext.push(500, 503);
       await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'queueing' }).expect(204);
       await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing' }).expect(204);
       await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', creations: [] }).expect(204);
-      const delivered = (await receiver.waitFor(before + 3)).slice(before).filter((d) => d.body.task_id === taskId);
+      const delivered = await own.waitFor(3);
       expect(delivered.map((d) => d.body.state)).toEqual(['queueing', 'processing', 'success']);
-      expect(receiver.attempts - attemptsBefore).toBe(5);
+      expect(own.attempts).toBe(5);
       const rows = await t.dataSource.getRepository(CallbackDeliveryEntity).find({ where: { taskId }, order: { id: 'ASC' } });
       expect(rows.map((r) => [r.attempts, r.deliveredAt !== null])).toEqual([[3, true], [1, true], [1, true]]);
     });
@@ -207,10 +211,9 @@ describe('Video task lifecycle', () => {
       const rotated = (await t.http.post('/users/me/webhook-secret/rotate').set(user.auth).expect(200)).body.secret as string;
       expect(rotated).not.toBe(first);
 
-      const taskId = await createTask(user, { callback_url: receiver.url });
-      const before = receiver.received.length;
+      const taskId = await createTask(user, { callback_url: own.url });
       await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'queueing' }).expect(204);
-      const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
+      const [delivery] = await own.waitFor(1);
       expect(verifySignature(rotated, delivery.rawBody, delivery.headers['x-signature'])).toBe(true);
       expect(verifySignature(first, delivery.rawBody, delivery.headers['x-signature'])).toBe(false);
     });

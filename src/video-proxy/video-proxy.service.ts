@@ -1,4 +1,4 @@
-import { BadRequestException, Inject, Injectable } from '@nestjs/common';
+import { BadGatewayException, BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { CreditsService } from '../users/credits.service';
@@ -17,6 +17,8 @@ type VideoRequest = CreateVideoTaskDto & { model: VideoModel };
 
 @Injectable()
 export class VideoProxyService {
+  private readonly logger = new Logger(VideoProxyService.name);
+
   constructor(
     private readonly upstream: VideoUpstreamClient,
     private readonly credits: CreditsService,
@@ -87,7 +89,19 @@ export class VideoProxyService {
       await this.credits.release(caller.id, reserved);
       throw error;
     }
-    const charged = await this.tx.run(async (manager) => {
+    const charged = await this.settleAndStore(caller, request, reply, reserved);
+    return { ...reply, credits: charged };
+  }
+
+  /**
+   * Settles the charge and stores the task in one transaction. If that fails
+   * (an upstream task id already in use, a reply the database cannot hold),
+   * nothing was stored and the reservation is released: the client is not
+   * charged for a task this service cannot show them.
+   */
+  private async settleAndStore(caller: Principal, request: VideoRequest, reply: VideoTaskReplyDto, reserved: number): Promise<number> {
+    try {
+      return await this.tx.run(async (manager) => {
       const settled = await this.credits.settle(manager, caller.id, reserved, reply.credits, reply.task_id);
       const now = new Date();
       await this.tasks.insert(manager, {
@@ -106,7 +120,11 @@ export class VideoProxyService {
         updatedAt: now,
       });
       return settled;
-    });
-    return { ...reply, credits: charged };
+      });
+    } catch (error) {
+      await this.credits.release(caller.id, reserved);
+      this.logger.error({ err: error, taskId: reply.task_id, userId: caller.id }, 'could not store an upstream task; reservation released');
+      throw new BadGatewayException('the video service’s reply could not be recorded; nothing was charged');
+    }
   }
 }

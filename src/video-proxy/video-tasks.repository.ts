@@ -7,8 +7,9 @@ import { VideoTaskEntity } from './entities/video-task.entity';
 export class VideoTasksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Inserts a new task; an existing task id is a unique violation, never an overwrite. */
   async insert(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
-    await manager.save(VideoTaskEntity, manager.create(VideoTaskEntity, task));
+    await manager.insert(VideoTaskEntity, manager.create(VideoTaskEntity, task) as unknown as Record<string, unknown>);
   }
 
   find(

@@ -50,6 +50,17 @@ export class CallbackReceiver {
     return this.received;
   }
 
+  /** The first delivery about one task, waiting for it. */
+  async waitForTask(taskId: string, timeoutMs = 15000): Promise<ReceivedCallback> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const delivery = this.received.find((d) => d.body.task_id === taskId);
+      if (delivery) return delivery;
+      if (Date.now() > deadline) throw new Error(`no callback for task ${taskId}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     this.server.close();

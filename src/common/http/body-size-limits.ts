@@ -2,6 +2,11 @@ import { Injectable } from '@nestjs/common';
 
 export const DEFAULT_BODY_LIMIT = '1mb';
 
+/** Express routes ignoring case and a trailing slash; limits must match the same way. */
+function normalise(path: string): string {
+  return path.toLowerCase().replace(/\/+$/, '') || '/';
+}
+
 /**
  * Request body limits by path. Every route gets the small default; a feature
  * that needs more declares it for its own path (at module construction,
@@ -12,10 +17,10 @@ export class BodySizeLimits {
   private readonly byPath = new Map<string, string>();
 
   allow(path: string, limit: string): void {
-    this.byPath.set(path, limit);
+    this.byPath.set(normalise(path), limit);
   }
 
   limitFor(path: string): string {
-    return this.byPath.get(path) ?? DEFAULT_BODY_LIMIT;
+    return this.byPath.get(normalise(path)) ?? DEFAULT_BODY_LIMIT;
   }
 }

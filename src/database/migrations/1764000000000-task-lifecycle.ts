@@ -32,6 +32,10 @@ export class TaskLifecycle1764000000000 implements MigrationInterface {
       )`,
       `CREATE INDEX "ix_upstream_callback_nonces_received" ON "upstream_callback_nonces" ("received_at")`,
     ];
+    if (queryRunner.connection.driver.options.type === 'postgres') {
+      // Ledger entries name tasks by the upstream's id, which may be up to 128 characters (SQLite does not enforce lengths).
+      statements.push(`ALTER TABLE "credit_ledger" ALTER COLUMN "task_id" TYPE varchar(128)`);
+    }
     for (const statement of statements) {
       await queryRunner.query(statement);
     }

@@ -22,7 +22,7 @@ export class CreditLedgerEntryEntity {
   @Column({ name: 'balance_after', type: 'integer' })
   balanceAfter!: number;
 
-  @Column({ name: 'task_id', type: 'varchar', length: 64, nullable: true })
+  @Column({ name: 'task_id', type: 'varchar', length: 128, nullable: true })
   taskId!: string | null;
 
   @Column({ name: 'created_at', type: Date })

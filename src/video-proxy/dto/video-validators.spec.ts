@@ -30,6 +30,12 @@ describe('video validators', () => {
     expect(problems({ json: '{a:1}' })).toEqual(['isJsonString']);
   });
 
+  it('checks multi-megabyte data URIs without exhausting the stack', () => {
+    const big = `data:image/png;base64,${Buffer.alloc(6_000_000, 1).toString('base64')}`;
+    expect(problems({ images: [big] })).toEqual([]);
+    expect(problems({ images: [`${big.slice(0, -4)}!!!!`] })).toEqual(['isImageReference']);
+  });
+
   it('accepts http(s) URLs and png/jpeg/webp base64 data URIs', () => {
     expect(problems({ images: ['https://example.com/a.png', 'data:image/png;base64,iVBORw0KGgo=', 'data:image/webp;base64,UklGRg=='] })).toEqual([]);
     for (const bad of ['ftp://x/a.png', 'data:image/gif;base64,R0lGOD==', 'data:image/png;base64,not base64!', 'data:image/png,raw', 'a.png']) {

@@ -61,8 +61,26 @@ export function IsJsonString(options: ValidationOptions = {}): PropertyDecorator
   };
 }
 
-const IMAGE_DATA_URI = /^data:image\/(?:png|jpeg|webp);base64,(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const IMAGE_DATA_URI_PREFIX = /^data:image\/(?:png|jpeg|webp);base64,/;
 const HTTP_URL = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
+
+/** Base64 without a regex over the whole string (images run to megabytes; a repeating group would overflow the stack). */
+function isBase64(text: string): boolean {
+  if (text.length === 0 || text.length % 4 !== 0) return false;
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  for (let i = 0; i < text.length - padding; i++) {
+    const c = text.charCodeAt(i);
+    const valid =
+      (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 /* + */ || c === 47; /* / */
+    if (!valid) return false;
+  }
+  return true;
+}
+
+function isImageDataUri(value: string): boolean {
+  const prefix = IMAGE_DATA_URI_PREFIX.exec(value);
+  return prefix !== null && isBase64(value.slice(prefix[0].length));
+}
 
 /** Each entry an absolute http(s) URL or a base64 data URI of a PNG, JPEG or WebP image. */
 export function IsImageReference(options: ValidationOptions = {}): PropertyDecorator {
@@ -74,7 +92,7 @@ export function IsImageReference(options: ValidationOptions = {}): PropertyDecor
       options: { each: true, ...options },
       validator: {
         validate: (value: unknown) =>
-          typeof value === 'string' && (value.startsWith('data:') ? IMAGE_DATA_URI.test(value) : HTTP_URL.test(value)),
+          typeof value === 'string' && (value.startsWith('data:') ? isImageDataUri(value) : value.length <= 2048 && HTTP_URL.test(value)),
         defaultMessage: (args) =>
           `each value in ${args?.property} must be an http(s) URL or a base64 data URI of a png, jpeg or webp image`,
       },

@@ -5,26 +5,37 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { TooManyRequestsException } from '../../common/errors/too-many-requests.exception';
+import { MOVEMENT_AMPLITUDES, VIDEO_STYLES } from '../dto/create-video-task.dto';
 import { VideoTaskReplyDto } from '../dto/video-task.dto';
 import { VIDEO_TASK_STATES, VideoCreation, VideoTaskState } from '../entities/video-task.entity';
 
-/** The request fields the upstream echoes back, copied to the client as the upstream returned them. */
-const ECHO_FIELDS = [
-  'aspect_ratio',
-  'bgm',
-  'created_at',
-  'duration',
-  'images',
-  'model',
-  'movement_amplitude',
-  'off_peak',
-  'payload',
-  'prompt',
-  'resolution',
-  'seed',
-  'style',
-  'watermark',
-] as const;
+const isString = (value: unknown): boolean => typeof value === 'string';
+const isShortString = (max: number) => (value: unknown) => typeof value === 'string' && value.length <= max;
+const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
+const isInteger = (value: unknown): boolean => Number.isSafeInteger(value);
+const isOneOf = (values: readonly string[]) => (value: unknown) => typeof value === 'string' && values.includes(value);
+
+/**
+ * The request fields the upstream echoes back, copied to the client as the
+ * upstream returned them when they have the documented type (a mistyped echo
+ * is dropped rather than passed on in breach of the schema).
+ */
+const ECHO_FIELDS: Record<keyof Omit<VideoTaskReplyDto, 'task_id' | 'state' | 'credits'>, (value: unknown) => boolean> = {
+  aspect_ratio: isShortString(32),
+  bgm: isBoolean,
+  created_at: isShortString(64),
+  duration: isInteger,
+  images: (value) => Array.isArray(value) && value.every(isString),
+  model: isShortString(32),
+  movement_amplitude: isOneOf(MOVEMENT_AMPLITUDES),
+  off_peak: isBoolean,
+  payload: isString,
+  prompt: isString,
+  resolution: isShortString(16),
+  seed: isInteger,
+  style: isOneOf(VIDEO_STYLES),
+  watermark: isBoolean,
+};
 
 const MAX_ECHOED_MESSAGE = 500;
 
@@ -51,8 +62,8 @@ export function parseTaskReply(body: unknown): VideoTaskReplyDto | undefined {
     return undefined;
   }
   const reply: VideoTaskReplyDto = { task_id: taskId, state: body.state, credits };
-  for (const field of ECHO_FIELDS) {
-    if (body[field] !== undefined && body[field] !== null) {
+  for (const [field, hasDocumentedType] of Object.entries(ECHO_FIELDS)) {
+    if (hasDocumentedType(body[field])) {
       Object.assign(reply, { [field]: body[field] });
     }
   }
@@ -112,12 +123,18 @@ export function retryAfterSeconds(header: unknown, now = Date.now()): number {
  * The contract's mapping of upstream failures. The proxy's own credentials
  * are never echoed: a 401/403 from the upstream says nothing of them.
  */
-export function upstreamFailure(status: number, body: unknown, headers: Record<string, unknown>): HttpException {
+export function upstreamFailure(
+  status: number,
+  body: unknown,
+  headers: Record<string, unknown>,
+  apiKey = '',
+): HttpException {
   if (isCreditExhaustion(status, body)) {
     return new ServiceUnavailableException('the video service is out of credits; try again later');
   }
   if (status === 400 || status === 422) {
-    return new BadRequestException(`the video model rejected the request: ${upstreamMessage(body)}`);
+    const message = apiKey ? upstreamMessage(body).split(apiKey).join('[redacted]') : upstreamMessage(body);
+    return new BadRequestException(`the video model rejected the request: ${message}`);
   }
   if (status === 401 || status === 403) {
     return new BadGatewayException('the video service refused this proxy’s credentials');

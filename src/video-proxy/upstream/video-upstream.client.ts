@@ -7,7 +7,8 @@ import { videoConfig, VideoConfig } from '../video.config';
 import { parseTaskReply, parseTaskStatus, UpstreamTaskStatus, upstreamFailure } from './upstream-protocol';
 import { UpstreamTarget } from './upstream-target';
 
-const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+/** Upstreams echo the request (images included), so a reply may be as large as the largest request. */
+const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /** The one client of the upstream video API's wire protocol. */
 @Injectable()
@@ -24,7 +25,7 @@ export class VideoUpstreamClient {
       this.http.post<unknown>(`${this.target.url}/ent/v2/reference2video`, body, this.requestOptions()),
     );
     if (response.status < 200 || response.status >= 300) {
-      throw upstreamFailure(response.status, response.data, response.headers);
+      throw upstreamFailure(response.status, response.data, response.headers, this.target.apiKey);
     }
     const reply = parseTaskReply(response.data);
     if (!reply) {
@@ -39,7 +40,7 @@ export class VideoUpstreamClient {
       this.http.get<unknown>(`${this.target.url}/ent/v2/tasks/${encodeURIComponent(taskId)}/creations`, this.requestOptions()),
     );
     if (response.status < 200 || response.status >= 300) {
-      throw upstreamFailure(response.status, response.data, response.headers);
+      throw upstreamFailure(response.status, response.data, response.headers, this.target.apiKey);
     }
     const status = parseTaskStatus(response.data);
     if (!status || status.taskId !== taskId) {
@@ -52,6 +53,8 @@ export class VideoUpstreamClient {
     return {
       headers: { Authorization: `Token ${this.target.apiKey}`, 'Content-Type': 'application/json' },
       timeout: this.config.VIDEO_UPSTREAM_TIMEOUT_MS,
+      // axios' timeout only measures silence; this bounds the whole exchange.
+      signal: AbortSignal.timeout(this.config.VIDEO_UPSTREAM_TIMEOUT_MS),
       // Bodies may carry a 1 MiB payload plus seven images; statuses are mapped here, not thrown by axios.
       maxBodyLength: Infinity,
       maxContentLength: MAX_REPLY_BYTES,
@@ -70,8 +73,11 @@ export class VideoUpstreamClient {
 
   private transportFailure(error: unknown): HttpException {
     const code = (error as AxiosError).code;
-    if (code === 'ETIMEDOUT' || code === 'ECONNABORTED') {
+    if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ERR_CANCELED') {
       return new GatewayTimeoutException(`the video service did not answer within ${this.config.VIDEO_UPSTREAM_TIMEOUT_MS} ms`);
+    }
+    if (code === 'ERR_BAD_RESPONSE' || (error as Error).message?.includes('maxContentLength')) {
+      return new BadGatewayException('the video service sent a reply that is too large');
     }
     return new BadGatewayException('the video service could not be reached');
   }
