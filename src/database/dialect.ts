@@ -26,3 +26,10 @@ const POSTGRES: SqlDialect = {
 export function dialectOf(queryRunner: QueryRunner): SqlDialect {
   return queryRunner.connection.driver.options.type === 'postgres' ? POSTGRES : SQLITE;
 }
+
+/** Runs a migration's statements in order. */
+export async function runStatements(queryRunner: QueryRunner, statements: string[]): Promise<void> {
+  for (const statement of statements) {
+    await queryRunner.query(statement);
+  }
+}

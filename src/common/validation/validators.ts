@@ -1,6 +1,27 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsUrl, ValidateIf, ValidationOptions, registerDecorator } from 'class-validator';
 
+/**
+ * A property decorator from a predicate and a message (written with the
+ * property's name), sparing each custom rule class-validator's registration.
+ */
+export function customRule(
+  name: string,
+  isValid: (value: unknown) => boolean,
+  message: (property: string) => string,
+  options: ValidationOptions = {},
+): PropertyDecorator {
+  return function rule(target: object, propertyName: string | symbol) {
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: { validate: isValid, defaultMessage: (args) => message(args?.property ?? String(propertyName)) },
+    });
+  };
+}
+
 /** An absolute http(s) URL (hosts without a TLD, like localhost, are fine). */
 export function IsHttpUrl(options: ValidationOptions = {}): PropertyDecorator {
   return IsUrl(
@@ -22,35 +43,18 @@ export function Nullable(): PropertyDecorator {
 export function NotNullable(): PropertyDecorator {
   return applyDecorators(
     ValidateIf((_object, value) => value !== undefined),
-    function rejectNull(target: object, propertyName: string | symbol) {
-      registerDecorator({
-        name: 'notNullable',
-        target: target.constructor,
-        propertyName: propertyName as string,
-        validator: {
-          validate: (value: unknown) => value !== null,
-          defaultMessage: (args) => `${args?.property} cannot be null`,
-        },
-      });
-    },
+    customRule('notNullable', (value) => value !== null, (property) => `${property} cannot be null`),
   );
 }
 
 /** A JSON object whose every value is itself a JSON object (e.g. translations per language). */
 export function IsObjectOfObjects(options: ValidationOptions = {}): PropertyDecorator {
-  return function isObjectOfObjects(target: object, propertyName: string | symbol) {
-    registerDecorator({
-      name: 'isObjectOfObjects',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: {
-        validate: (value: unknown) =>
-          isPlainObject(value) && Object.values(value).every((inner) => isPlainObject(inner)),
-        defaultMessage: (args) => `${args?.property} must be an object whose values are objects`,
-      },
-    });
-  };
+  return customRule(
+    'isObjectOfObjects',
+    (value) => isPlainObject(value) && Object.values(value).every((inner) => isPlainObject(inner)),
+    (property) => `${property} must be an object whose values are objects`,
+    options,
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

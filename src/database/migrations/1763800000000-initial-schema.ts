@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../dialect';
+import { dialectOf, runStatements } from '../dialect';
 
 export class InitialSchema1763800000000 implements MigrationInterface {
   name = 'InitialSchema1763800000000';
@@ -125,14 +125,11 @@ export class InitialSchema1763800000000 implements MigrationInterface {
       )`,
       `CREATE UNIQUE INDEX "uq_reviews_node_user" ON "reviews" ("node_id", "user_id")`,
     ];
-    for (const statement of statements) {
-      await queryRunner.query(statement);
-    }
+    await runStatements(queryRunner, statements);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of ['reviews', 'node_versions', 'nodes', 'publisher_members', 'publishers', 'credit_ledger', 'access_tokens', 'users']) {
-      await queryRunner.query(`DROP TABLE "${table}"`);
-    }
+    const tables = ['reviews', 'node_versions', 'nodes', 'publisher_members', 'publishers', 'credit_ledger', 'access_tokens', 'users'];
+    await runStatements(queryRunner, tables.map((table) => `DROP TABLE "${table}"`));
   }
 }

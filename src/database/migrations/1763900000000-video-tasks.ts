@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../dialect';
+import { dialectOf, runStatements } from '../dialect';
 
 export class VideoTasks1763900000000 implements MigrationInterface {
   name = 'VideoTasks1763900000000';
@@ -31,13 +31,10 @@ export class VideoTasks1763900000000 implements MigrationInterface {
       )`,
       `CREATE UNIQUE INDEX "uq_idempotency_keys_user_key" ON "idempotency_keys" ("user_id", "idempotency_key")`,
     ];
-    for (const statement of statements) {
-      await queryRunner.query(statement);
-    }
+    await runStatements(queryRunner, statements);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE "idempotency_keys"`);
-    await queryRunner.query(`DROP TABLE "video_tasks"`);
+    await runStatements(queryRunner, [`DROP TABLE "idempotency_keys"`, `DROP TABLE "video_tasks"`]);
   }
 }

@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { dialectOf } from '../dialect';
+import { dialectOf, runStatements } from '../dialect';
 
 export class TaskLifecycle1764000000000 implements MigrationInterface {
   name = 'TaskLifecycle1764000000000';
@@ -36,17 +36,15 @@ export class TaskLifecycle1764000000000 implements MigrationInterface {
       // Ledger entries name tasks by the upstream's id, which may be up to 128 characters (SQLite does not enforce lengths).
       statements.push(`ALTER TABLE "credit_ledger" ALTER COLUMN "task_id" TYPE varchar(128)`);
     }
-    for (const statement of statements) {
-      await queryRunner.query(statement);
-    }
+    await runStatements(queryRunner, statements);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE "upstream_callback_nonces"`);
-    await queryRunner.query(`DROP TABLE "callback_deliveries"`);
-    for (const column of ['refunded_at', 'creations', 'err_code']) {
-      await queryRunner.query(`ALTER TABLE "video_tasks" DROP COLUMN "${column}"`);
-    }
-    await queryRunner.query(`ALTER TABLE "users" DROP COLUMN "webhook_secret"`);
+    await runStatements(queryRunner, [
+      `DROP TABLE "upstream_callback_nonces"`,
+      `DROP TABLE "callback_deliveries"`,
+      ...['refunded_at', 'creations', 'err_code'].map((column) => `ALTER TABLE "video_tasks" DROP COLUMN "${column}"`),
+      `ALTER TABLE "users" DROP COLUMN "webhook_secret"`,
+    ]);
   }
 }

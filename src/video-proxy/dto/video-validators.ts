@@ -1,4 +1,5 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { ValidationOptions } from 'class-validator';
+import { customRule } from '../../common/validation/validators';
 
 /**
  * Length in Unicode code points (an emoji counts once), computed without
@@ -21,44 +22,28 @@ export function codePointLength(text: string): number {
 
 /** At most `max` Unicode code points. */
 export function MaxCodePoints(max: number, options: ValidationOptions = {}): PropertyDecorator {
-  return function maxCodePoints(target: object, propertyName: string | symbol) {
-    registerDecorator({
-      name: 'maxCodePoints',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      constraints: [max],
-      options,
-      validator: {
-        // Code points never outnumber UTF-16 units, so short strings need no counting.
-        validate: (value: unknown) => typeof value === 'string' && (value.length <= max || codePointLength(value) <= max),
-        defaultMessage: (args) => `${args?.property} must be at most ${max} characters`,
-      },
-    });
-  };
+  return customRule(
+    'maxCodePoints',
+    // Code points never outnumber UTF-16 units, so short strings need no counting.
+    (value) => typeof value === 'string' && (value.length <= max || codePointLength(value) <= max),
+    (property) => `${property} must be at most ${max} characters`,
+    options,
+  );
 }
 
 /** A string that holds valid JSON. */
 export function IsJsonString(options: ValidationOptions = {}): PropertyDecorator {
-  return function isJsonString(target: object, propertyName: string | symbol) {
-    registerDecorator({
-      name: 'isJsonString',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options,
-      validator: {
-        validate: (value: unknown) => {
-          if (typeof value !== 'string') return false;
-          try {
-            JSON.parse(value);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        defaultMessage: (args) => `${args?.property} must be a string holding valid JSON`,
-      },
-    });
-  };
+  return customRule('isJsonString', isJson, (property) => `${property} must be a string holding valid JSON`, options);
+}
+
+function isJson(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    JSON.parse(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const IMAGE_DATA_URI_PREFIX = /^data:image\/(?:png|jpeg|webp);base64,/;
@@ -84,18 +69,11 @@ function isImageDataUri(value: string): boolean {
 
 /** Each entry an absolute http(s) URL or a base64 data URI of a PNG, JPEG or WebP image. */
 export function IsImageReference(options: ValidationOptions = {}): PropertyDecorator {
-  return function isImageReference(target: object, propertyName: string | symbol) {
-    registerDecorator({
-      name: 'isImageReference',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { each: true, ...options },
-      validator: {
-        validate: (value: unknown) =>
-          typeof value === 'string' && (value.startsWith('data:') ? isImageDataUri(value) : value.length <= 2048 && HTTP_URL.test(value)),
-        defaultMessage: (args) =>
-          `each value in ${args?.property} must be an http(s) URL or a base64 data URI of a png, jpeg or webp image`,
-      },
-    });
-  };
+  return customRule(
+    'isImageReference',
+    (value) =>
+      typeof value === 'string' && (value.startsWith('data:') ? isImageDataUri(value) : value.length <= 2048 && HTTP_URL.test(value)),
+    (property) => `each value in ${property} must be an http(s) URL or a base64 data URI of a png, jpeg or webp image`,
+    { each: true, ...options },
+  );
 }
