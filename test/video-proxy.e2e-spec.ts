@@ -128,13 +128,19 @@ describe('POST /proxy/video/reference2video', () => {
   });
 
   it('accepts seven 5 MB images (a 35 MB body) on this route, however its path is spelled', async () => {
-    const user = await t.createUser({ credits: 100 });
-    const image = `data:image/png;base64,${Buffer.alloc(3_750_000, 7).toString('base64')}`;
-    const images = Array.from({ length: 7 }, () => image);
-    const res = await t.http.post(`${ROUTE}/`).set(user.auth).send({ duration: 1, images }).expect(200);
-    expect(res.body.images).toHaveLength(7);
-    expect((upstream.requests[0].body as { images: string[] }).images[6]).toHaveLength(image.length);
-    await t.http.post(ROUTE.toUpperCase()).set(user.auth).send({ duration: 1, images: images.slice(0, 1) }).expect(200);
+    // Its own app: this suite's 1 s upstream deadline is too short to move 35 MB each way on a busy machine.
+    const roomy = await TestApp.start({ VIDEO_UPSTREAM_URL: upstream.url, VIDEO_UPSTREAM_API_KEY: upstream.apiKey, VIDEO_UPSTREAM_TIMEOUT_MS: '30000' });
+    try {
+      const user = await roomy.createUser({ credits: 100 });
+      const image = `data:image/png;base64,${Buffer.alloc(3_750_000, 7).toString('base64')}`;
+      const images = Array.from({ length: 7 }, () => image);
+      const res = await roomy.http.post(`${ROUTE}/`).set(user.auth).send({ duration: 1, images }).expect(200);
+      expect(res.body.images).toHaveLength(7);
+      expect((upstream.requests[0].body as { images: string[] }).images[6]).toHaveLength(image.length);
+      await roomy.http.post(ROUTE.toUpperCase()).set(user.auth).send({ duration: 1, images: images.slice(0, 1) }).expect(200);
+    } finally {
+      await roomy.close();
+    }
   });
 
   it('drops echo fields of the wrong type instead of passing them on', async () => {
