@@ -127,22 +127,6 @@ describe('POST /proxy/video/reference2video', () => {
     await create(user, { duration: 1, payload: '😀'.repeat(1_048_576) }).expect(200);
   });
 
-  it('accepts seven 5 MB images (a 35 MB body) on this route, however its path is spelled', async () => {
-    // Its own app: this suite's 1 s upstream deadline is too short to move 35 MB each way on a busy machine.
-    const roomy = await TestApp.start({ VIDEO_UPSTREAM_URL: upstream.url, VIDEO_UPSTREAM_API_KEY: upstream.apiKey, VIDEO_UPSTREAM_TIMEOUT_MS: '30000' });
-    try {
-      const user = await roomy.createUser({ credits: 100 });
-      const image = `data:image/png;base64,${Buffer.alloc(3_750_000, 7).toString('base64')}`;
-      const images = Array.from({ length: 7 }, () => image);
-      const res = await roomy.http.post(`${ROUTE}/`).set(user.auth).send({ duration: 1, images }).expect(200);
-      expect(res.body.images).toHaveLength(7);
-      expect((upstream.requests[0].body as { images: string[] }).images[6]).toHaveLength(image.length);
-      await roomy.http.post(ROUTE.toUpperCase()).set(user.auth).send({ duration: 1, images: images.slice(0, 1) }).expect(200);
-    } finally {
-      await roomy.close();
-    }
-  });
-
   it('drops echo fields of the wrong type instead of passing them on', async () => {
     const user = await t.createUser({ credits: 100 });
     upstream.respondNext({ body: { task_id: 'typed-1', state: 'created', credits: 10, seed: '7', duration: [2], model: { x: 1 }, prompt: 'ok', style: 'noir' } });
@@ -285,6 +269,27 @@ describe('POST /proxy/video/reference2video', () => {
   it('reports the remote upstream in /health', async () => {
     const res = await t.http.get('/health').expect(200);
     expect(res.body.info.upstream).toEqual({ status: 'up', mode: 'remote' });
+  });
+});
+
+describe('Large bodies on the video route', () => {
+  // An app of its own (one app per process at a time: passport's strategy registry is global), with an
+  // upstream deadline long enough to move 35 MB each way on a busy machine.
+  it('accepts seven 5 MB images (a 35 MB body), however the path is spelled', async () => {
+    const upstream = await FakeUpstream.start();
+    const t = await TestApp.start({ VIDEO_UPSTREAM_URL: upstream.url, VIDEO_UPSTREAM_API_KEY: upstream.apiKey, VIDEO_UPSTREAM_TIMEOUT_MS: '30000' });
+    try {
+      const user = await t.createUser({ credits: 100 });
+      const image = `data:image/png;base64,${Buffer.alloc(3_750_000, 7).toString('base64')}`;
+      const images = Array.from({ length: 7 }, () => image);
+      const res = await t.http.post(`${ROUTE}/`).set(user.auth).send({ duration: 1, images }).expect(200);
+      expect(res.body.images).toHaveLength(7);
+      expect((upstream.requests[0].body as { images: string[] }).images[6]).toHaveLength(image.length);
+      await t.http.post(ROUTE.toUpperCase()).set(user.auth).send({ duration: 1, images: images.slice(0, 1) }).expect(200);
+    } finally {
+      await t.close();
+      await upstream.close();
+    }
   });
 });
 
