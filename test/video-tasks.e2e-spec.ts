@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
+import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { CallbackReceiver } from './support/callback-receiver';
 import { FakeUpstream } from './support/fake-upstream';
 import { TestApp, TestUser } from './support/test-app';
@@ -176,6 +177,43 @@ describe('Video task lifecycle', () => {
       expect(ledger.filter((e) => e.kind === 'refund')).toEqual([expect.objectContaining({ amount: 10, task_id: taskId })]);
     });
 
+    it('refunds once when concurrent reports of the failure race each other', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user);
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, () => upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'E' })),
+      );
+      expect(replies.map((r) => r.status)).toEqual(Array(8).fill(204));
+      expect(await balanceOf(user)).toBe(100);
+      const ledger = (await t.http.get('/users/me/ledger').set(user.auth)).body.entries as { kind: string }[];
+      expect(ledger.filter((e) => e.kind === 'refund')).toHaveLength(1);
+    });
+
+    it('refunds a task the upstream reports as failed in its create reply', async () => {
+      const user = await t.createUser({ credits: 100 });
+      upstream.respondNext({ body: { task_id: `born-failed-${randomUUID()}`, state: 'failed', credits: 10 } });
+      const res = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200);
+      expect(res.body.state).toBe('failed');
+      expect(await balanceOf(user)).toBe(100);
+    });
+
+    it('accepts a nonce once even when its deliveries race', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user);
+      const headers = signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID());
+      const replies = await Promise.all(
+        Array.from({ length: 6 }, () => t.http.post(CALLBACK_PATH).set(headers).send({ id: taskId, state: 'queueing' })),
+      );
+      expect(replies.map((r) => r.status).sort()).toEqual([204, 401, 401, 401, 401, 401]);
+    });
+
+    it('accepts callbacks larger than 1 MB (the upstream echoes payload and images)', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user);
+      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing', payload: 'p'.repeat(2_000_000) }).expect(204);
+      expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth)).body.state).toBe('processing');
+    });
+
     it('rejects a signed callback whose body is not a task status', async () => {
       await upstreamCallback(t, upstream.apiKey, { state: 'nonsense' }).expect(400);
     });
@@ -201,6 +239,17 @@ describe('Video task lifecycle', () => {
       expect(own.attempts).toBe(5);
       const rows = await t.dataSource.getRepository(CallbackDeliveryEntity).find({ where: { taskId }, order: { id: 'ASC' } });
       expect(rows.map((r) => [r.attempts, r.deliveredAt !== null])).toEqual([[3, true], [1, true], [1, true]]);
+    });
+
+    it('reach every receiver when many tasks change at once', async () => {
+      const user = await t.createUser({ credits: 1000 });
+      const taskIds = [];
+      for (let i = 0; i < 30; i++) taskIds.push(await createTask(user, { callback_url: own.url }));
+      const replies = await Promise.all(taskIds.map((id) => upstreamCallback(t, upstream.apiKey, { id, state: 'success', creations: [] })));
+      expect(replies.every((r) => r.status === 204)).toBe(true);
+      const delivered = await own.waitFor(30, 30000);
+      expect(new Set(delivered.map((d) => d.body.task_id))).toEqual(new Set(taskIds));
+      await t.http.get('/users/me').set(user.auth).expect(200);
     });
 
     it('are signed with the rotated secret after a rotation', async () => {
@@ -258,11 +307,22 @@ describe('Client callback addresses', () => {
     const t = await TestApp.start(appEnv(upstream, { CALLBACK_ALLOW_PRIVATE: 'false' }));
     try {
       const user = await t.createUser({ credits: 100 });
-      for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.0.0.7/hook', 'http://[::1]/hook']) {
+      for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.0.0.7/hook', 'http://[::1]/hook', 'http://0x100000000/h']) {
         const res = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2, callback_url: url }).expect(400);
-        expect(res.body.message).toBe('callback_url must not point to a loopback or private address');
+        expect(res.body.message).toBe('callback_url must be a public http(s) address (not loopback or private)');
       }
       expect(upstream.requests).toHaveLength(0);
+
+      // A stored callback address that turns out to be private is refused at delivery time, for good.
+      const { body } = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200);
+      await t.dataSource.getRepository(VideoTaskEntity).update({ taskId: body.task_id }, { callbackUrl: 'http://localhost:9/hook' });
+      await upstreamCallback(t, upstream.apiKey, { id: body.task_id, state: 'queueing' }).expect(204);
+      const deliveries = t.dataSource.getRepository(CallbackDeliveryEntity);
+      for (let i = 0; i < 100 && !(await deliveries.findOneByOrFail({ taskId: body.task_id })).abandonedAt; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const refused = await deliveries.findOneByOrFail({ taskId: body.task_id });
+      expect(refused).toMatchObject({ attempts: 1, deliveredAt: null, lastError: expect.stringContaining('loopback or private') });
     } finally {
       await t.close();
       await upstream.close();

@@ -36,13 +36,13 @@ export class UsersRepository {
   }
 
   /** Sets the webhook secret only if there is none yet; returns the secret in force. */
-  async ensureWebhookSecret(userId: string, candidate: string): Promise<string | null> {
-    await this.dataSource.manager.update(UserEntity, { id: userId, webhookSecret: IsNull() }, { webhookSecret: candidate });
-    return (await this.findById(userId))?.webhookSecret ?? null;
+  async ensureWebhookSecret(manager: EntityManager, userId: string, candidate: string): Promise<string | null> {
+    await manager.update(UserEntity, { id: userId, webhookSecret: IsNull() }, { webhookSecret: candidate });
+    return (await this.findById(userId, manager))?.webhookSecret ?? null;
   }
 
-  async setWebhookSecret(userId: string, secret: string): Promise<void> {
-    await this.dataSource.manager.update(UserEntity, { id: userId }, { webhookSecret: secret });
+  async setWebhookSecret(manager: EntityManager, userId: string, secret: string): Promise<void> {
+    await manager.update(UserEntity, { id: userId }, { webhookSecret: secret });
   }
 
   setCredits(manager: EntityManager, userId: string, credits: number): Promise<unknown> {

@@ -82,7 +82,7 @@ export class UsersService {
 
   /** The secret that signs the user's task callbacks, created on first use. */
   async webhookSecret(userId: string): Promise<WebhookSecretDto> {
-    const secret = await this.tx.run(() => this.users.ensureWebhookSecret(userId, generateWebhookSecret()));
+    const secret = await this.tx.run((manager) => this.users.ensureWebhookSecret(manager, userId, generateWebhookSecret()));
     if (!secret) throw new NotFoundException(`user '${userId}' not found`);
     return { secret };
   }
@@ -90,7 +90,7 @@ export class UsersService {
   /** Replaces the webhook secret; callbacks sent from now on are signed with the new one. */
   async rotateWebhookSecret(userId: string): Promise<WebhookSecretDto> {
     const secret = generateWebhookSecret();
-    await this.tx.run(() => this.users.setWebhookSecret(userId, secret));
+    await this.tx.run((manager) => this.users.setWebhookSecret(manager, userId, secret));
     return { secret };
   }
 

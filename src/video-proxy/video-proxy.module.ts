@@ -5,7 +5,7 @@ import { BodySizeLimits } from '../common/http/body-size-limits';
 import { UsersModule } from '../users/users.module';
 import { CallbackDeliveryWorker } from './callbacks/callback-delivery.worker';
 import { CallbackOutbox } from './callbacks/callback-outbox';
-import { UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
+import { UPSTREAM_CALLBACK_PATH, UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
 import { UpstreamCallbacksController } from './callbacks/upstream-callbacks.controller';
 import { UpstreamCallbacksService } from './callbacks/upstream-callbacks.service';
 import { IdempotencyService } from './idempotency.service';
@@ -41,5 +41,7 @@ export const VIDEO_BODY_LIMIT = '48mb';
 export class VideoProxyModule {
   constructor(limits: BodySizeLimits) {
     limits.allow('/proxy/video/reference2video', VIDEO_BODY_LIMIT);
+    // Upstream callbacks echo the task, payload and images included.
+    limits.allow(UPSTREAM_CALLBACK_PATH, VIDEO_BODY_LIMIT);
   }
 }

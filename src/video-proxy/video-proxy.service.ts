@@ -58,7 +58,7 @@ export class VideoProxyService {
       throw new BadRequestException(`duration must be from 1 to ${max} seconds for model ${model}`);
     }
     if (input.callback_url && this.config.CALLBACK_ALLOW_PRIVATE !== 'true' && namesNonPublicHost(input.callback_url)) {
-      throw new BadRequestException('callback_url must not point to a loopback or private address');
+      throw new BadRequestException('callback_url must be a public http(s) address (not loopback or private)');
     }
     return { ...input, model };
   }
@@ -103,6 +103,7 @@ export class VideoProxyService {
     try {
       return await this.tx.run(async (manager) => {
       const settled = await this.credits.settle(manager, caller.id, reserved, reply.credits, reply.task_id);
+      const failedAlready = reply.state === 'failed';
       const now = new Date();
       await this.tasks.insert(manager, {
         taskId: reply.task_id,
@@ -115,10 +116,14 @@ export class VideoProxyService {
         callbackUrl: request.callback_url ?? null,
         errCode: null,
         creations: null,
-        refundedAt: null,
+        refundedAt: failedAlready ? now : null,
         createdAt: now,
         updatedAt: now,
       });
+      if (failedAlready) {
+        // Already terminal: no later state change would refund it.
+        await this.credits.refund(manager, caller.id, settled, reply.task_id);
+      }
       return settled;
       });
     } catch (error) {

@@ -25,7 +25,7 @@ export function customRule(
 /** An absolute http(s) URL (hosts without a TLD, like localhost, are fine). */
 export function IsHttpUrl(options: ValidationOptions = {}): PropertyDecorator {
   return IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true },
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true, disallow_auth: true },
     { message: ({ property }) => `${property} must be an absolute http(s) URL`, ...options },
   );
 }

@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /** Loopback, private, link-local, CGNAT, unspecified and unique-local ranges. */
@@ -11,6 +10,10 @@ for (const [network, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.168.0.0', 16],
+  ['192.0.0.0', 24],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
 }
@@ -19,6 +22,11 @@ for (const [network, prefix] of [
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['::', 96],
+  ['64:ff9b::', 96],
+  ['2002::', 16],
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
@@ -34,17 +42,15 @@ function hostOf(url: string): string {
   return new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }
 
-/** A callback URL that names a non-public address outright (checked when a task is created). */
+/** A callback URL that names a non-public address outright (checked when a task is created). Unparsable counts as refused. */
 export function namesNonPublicHost(url: string): boolean {
-  const host = hostOf(url);
+  let host: string;
+  try {
+    host = hostOf(url);
+  } catch {
+    return true;
+  }
+  if (host.endsWith('.')) host = host.slice(0, -1);
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   return isIP(host) !== 0 && isNonPublicAddress(host);
-}
-
-/** Whether any address the callback host resolves to is non-public (checked before each delivery). */
-export async function resolvesToNonPublic(url: string): Promise<boolean> {
-  const host = hostOf(url);
-  if (isIP(host) !== 0) return isNonPublicAddress(host);
-  const addresses = await lookup(host, { all: true });
-  return addresses.some(({ address }) => isNonPublicAddress(address));
 }

@@ -1,10 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { UsersService } from '../../users/users.service';
-import { CallbackDeliveryEntity } from '../entities/callback-delivery.entity';
 import { videoConfig, VideoConfig } from '../video.config';
-import { resolvesToNonPublic } from './callback-address';
-import { CallbackOutbox } from './callback-outbox';
+import { postJson, RefusedAddressError } from './callback-http';
+import { CallbackOutbox, DueDelivery } from './callback-outbox';
 
 export const MAX_DELIVERY_ATTEMPTS = 15;
 export const MAX_RETRY_DELAY_MS = 10 * 60 * 1000;
@@ -12,7 +11,9 @@ const POLL_INTERVAL_MS = 250;
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** Long enough for one attempt; a crashed worker's claim expires after it. */
 const LEASE_MS = 60_000;
-const BATCH = 200;
+const BATCH = 64;
+/** Deliveries in flight at once: a slow receiver holds one slot, not the round. */
+const CONCURRENCY = 8;
 
 /** Delay before attempt n+1 after n failed attempts: base, doubling, capped at 10 minutes. */
 export function retryDelayMs(failedAttempts: number, baseMs: number): number {
@@ -63,27 +64,28 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
     this.timer.unref();
   }
 
-  /** One round: the first pending delivery of each task, if it is due. */
+  /** One round: the due deliveries that head their task's queue, a few at a time (a slow receiver holds one lane). */
   async deliverDue(): Promise<void> {
-    const now = Date.now();
-    const seenTasks = new Set<string>();
-    const due: CallbackDeliveryEntity[] = [];
-    for (const delivery of await this.outbox.pending(BATCH)) {
-      if (seenTasks.has(delivery.taskId)) continue;
-      seenTasks.add(delivery.taskId);
-      if (delivery.nextAttemptAt.getTime() <= now) due.push(delivery);
-    }
-    await Promise.all(due.map((delivery) => this.attempt(delivery)));
+    const queue = await this.outbox.dueHeads(new Date(), BATCH);
+    const lanes = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
+      for (let next = queue.shift(); next && !this.stopped; next = queue.shift()) {
+        await this.attempt(next).catch((error: unknown) =>
+          this.logger.error({ err: error, deliveryId: next?.id }, 'callback delivery attempt failed'),
+        );
+      }
+    });
+    await Promise.allSettled(lanes);
   }
 
-  private async attempt(delivery: CallbackDeliveryEntity): Promise<void> {
-    if (this.stopped || !(await this.outbox.claim(delivery, new Date(Date.now() + LEASE_MS)))) return;
+  private async attempt(delivery: DueDelivery): Promise<void> {
+    const body = await this.outbox.claim(delivery, new Date(Date.now() + LEASE_MS));
+    if (body === undefined) return;
     const attempt = delivery.attempts + 1;
-    if (this.config.CALLBACK_ALLOW_PRIVATE !== 'true' && (await this.refusedAddress(delivery.url))) {
-      await this.outbox.settle(delivery.id, { abandonedAt: new Date(), lastError: 'callback address is loopback or private' });
+    const failure = await this.post(delivery, body);
+    if (failure instanceof RefusedAddressError) {
+      await this.outbox.settle(delivery.id, { abandonedAt: new Date(), lastError: failure.message.slice(0, 500) });
       return;
     }
-    const failure = await this.post(delivery);
     if (!failure) {
       await this.outbox.settle(delivery.id, { deliveredAt: new Date(), lastError: null });
       return;
@@ -97,36 +99,27 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
     await this.outbox.settle(delivery.id, { nextAttemptAt, lastError: failure });
   }
 
-  private async refusedAddress(url: string): Promise<boolean> {
-    try {
-      return await resolvesToNonPublic(url);
-    } catch {
-      return false; // unresolvable now: let the attempt fail and retry later
-    }
-  }
-
-  /** Sends one callback; returns why it failed, or undefined on a 2xx. */
-  private async post(delivery: CallbackDeliveryEntity): Promise<string | undefined> {
-    try {
-      const { secret } = await this.users.webhookSecret(delivery.userId);
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': 'node-registry-callbacks/1',
-          'X-Signature': callbackSignature(secret, delivery.body),
-          'X-Timestamp': String(Math.floor(Date.now() / 1000)),
-          'X-Delivery-Id': String(delivery.id),
-          'X-Task-Id': delivery.taskId,
-        },
-      });
-      await response.body?.cancel();
-      return response.ok ? undefined : `HTTP ${response.status}`;
-    } catch (error) {
-      return (error as Error).name === 'TimeoutError' ? 'timed out' : `request failed: ${(error as Error).message}`.slice(0, 500);
-    }
+  /**
+   * Sends one callback: undefined when delivered (2xx), otherwise why not, as
+   * text, or the RefusedAddressError that ends the delivery for good.
+   */
+  private async post(delivery: DueDelivery, body: string): Promise<string | RefusedAddressError | undefined> {
+    const { secret } = await this.users.webhookSecret(delivery.userId);
+    const result = await postJson(
+      delivery.url,
+      body,
+      {
+        'Content-Type': 'application/json',
+        'User-Agent': 'node-registry-callbacks/1',
+        'X-Signature': callbackSignature(secret, body),
+        'X-Timestamp': String(Math.floor(Date.now() / 1000)),
+        'X-Delivery-Id': String(delivery.id),
+        'X-Task-Id': delivery.taskId,
+      },
+      { allowPrivate: this.config.CALLBACK_ALLOW_PRIVATE === 'true', timeoutMs: DELIVERY_TIMEOUT_MS },
+    );
+    if (result.error instanceof RefusedAddressError) return result.error;
+    if (result.error) return `request failed: ${result.error.message}`.slice(0, 500);
+    return result.status !== undefined && result.status >= 200 && result.status < 300 ? undefined : `HTTP ${result.status}`;
   }
 }

@@ -1,11 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, IsNull, EntityManager } from 'typeorm';
+import { TransactionRunner } from '../../database/transaction-runner';
 import { CallbackDeliveryEntity } from '../entities/callback-delivery.entity';
+
+export type DueDelivery = Pick<CallbackDeliveryEntity, 'id' | 'taskId' | 'userId' | 'url' | 'attempts'>;
 
 /** The durable queue of client callbacks (the `callback_deliveries` table). */
 @Injectable()
 export class CallbackOutbox {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tx: TransactionRunner,
+  ) {}
 
   /** Queues one delivery, inside the transaction that changed the task. */
   async enqueue(manager: EntityManager, delivery: { taskId: string; userId: string; url: string; body: string }): Promise<void> {
@@ -24,30 +30,48 @@ export class CallbackOutbox {
     );
   }
 
-  /** The oldest pending deliveries (due or not), in queue order. */
-  pending(limit: number): Promise<CallbackDeliveryEntity[]> {
-    return this.dataSource.manager.find(CallbackDeliveryEntity, {
-      where: { deliveredAt: IsNull(), abandonedAt: IsNull() },
-      order: { id: 'ASC' },
-      take: limit,
-    });
+  /**
+   * Deliveries that are due and first in their task's queue (a task's later
+   * callbacks wait for the earlier ones), soonest first. Bodies are not read
+   * here: they can be large, and most rounds find little to do.
+   */
+  dueHeads(now: Date, limit: number): Promise<DueDelivery[]> {
+    return this.dataSource.manager
+      .createQueryBuilder(CallbackDeliveryEntity, 'delivery')
+      .select(['delivery.id', 'delivery.taskId', 'delivery.userId', 'delivery.url', 'delivery.attempts'])
+      .where('delivery.delivered_at IS NULL AND delivery.abandoned_at IS NULL AND delivery.next_attempt_at <= :now', { now })
+      .andWhere(
+        `NOT EXISTS (SELECT 1 FROM callback_deliveries earlier WHERE earlier.task_id = delivery.task_id
+          AND earlier.id < delivery.id AND earlier.delivered_at IS NULL AND earlier.abandoned_at IS NULL)`,
+      )
+      .orderBy('delivery.next_attempt_at', 'ASC')
+      .addOrderBy('delivery.id', 'ASC')
+      .limit(limit)
+      .getMany();
   }
 
   /**
    * Takes a delivery for one attempt: counts the attempt and leases the row,
    * so another worker (or this one after a crash) skips it until the lease
-   * ends. False when someone else took it first.
+   * ends. Returns the body to send, or undefined when someone else took it.
    */
-  async claim(delivery: CallbackDeliveryEntity, leaseUntil: Date): Promise<boolean> {
-    const result = await this.dataSource.manager.update(
-      CallbackDeliveryEntity,
-      { id: delivery.id, attempts: delivery.attempts, deliveredAt: IsNull(), abandonedAt: IsNull() },
-      { attempts: delivery.attempts + 1, nextAttemptAt: leaseUntil },
-    );
-    return result.affected === 1;
+  claim(delivery: DueDelivery, leaseUntil: Date): Promise<string | undefined> {
+    return this.tx.run(async (manager) => {
+      const result = await manager.update(
+        CallbackDeliveryEntity,
+        { id: delivery.id, attempts: delivery.attempts, deliveredAt: IsNull(), abandonedAt: IsNull() },
+        { attempts: delivery.attempts + 1, nextAttemptAt: leaseUntil },
+      );
+      if (result.affected !== 1) return undefined;
+      const row = await manager.findOne(CallbackDeliveryEntity, { where: { id: delivery.id }, select: { id: true, body: true } });
+      return row?.body;
+    });
   }
 
-  async settle(id: number, change: Partial<Pick<CallbackDeliveryEntity, 'deliveredAt' | 'abandonedAt' | 'nextAttemptAt' | 'lastError'>>) {
-    await this.dataSource.manager.update(CallbackDeliveryEntity, { id }, change);
+  async settle(
+    id: number,
+    change: Partial<Pick<CallbackDeliveryEntity, 'deliveredAt' | 'abandonedAt' | 'nextAttemptAt' | 'lastError'>>,
+  ): Promise<void> {
+    await this.tx.run((manager) => manager.update(CallbackDeliveryEntity, { id }, change));
   }
 }

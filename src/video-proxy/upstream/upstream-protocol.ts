@@ -96,7 +96,9 @@ export function parseTaskStatus(body: unknown): UpstreamTaskStatus | undefined {
   if (typeof taskId !== 'string' || !taskId || !isVideoTaskState(body.state) || creations === undefined) {
     return undefined;
   }
-  const errCode = typeof body.err_code === 'string' && body.err_code ? body.err_code.slice(0, 128) : null;
+  // eslint-disable-next-line no-control-regex -- control characters (NUL included) cannot be stored by PostgreSQL
+  const cleanErrCode = typeof body.err_code === 'string' ? body.err_code.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 128) : '';
+  const errCode = cleanErrCode || null;
   return { taskId, state: body.state, errCode, creations };
 }
 
