@@ -1,0 +1,233 @@
+#!/usr/bin/env node
+// `npm run bench [-- --smoke]`: measures the service against the practical
+// limit of Node on this machine and writes bench/results.json.
+//   - the service on SQLite (and on PostgreSQL when BENCH_DATABASE_URL is set);
+//   - beside it, bench/baseline-server.js: node:http + better-sqlite3 doing the same work;
+//   - the video route in front of a fake upstream with a fixed delay, beside requests sent straight to it;
+//   - 2,000 concurrent video creates against an upstream that answers after 2 s;
+//   - cold start to a ready /health/ready.
+// --smoke runs every step for a couple of seconds so CI keeps the script working.
+const autocannon = require('autocannon');
+const { execFileSync, fork, spawn } = require('node:child_process');
+const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { createServer } = require('node:net');
+const { tmpdir, cpus } = require('node:os');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+const SMOKE = process.argv.includes('--smoke');
+const DURATION_S = SMOKE ? 2 : Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = 32;
+const BURST = SMOKE ? 200 : 2000;
+const RESULTS = process.env.BENCH_RESULTS ?? join(__dirname, SMOKE ? 'results.smoke.json' : 'results.json');
+
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function peakRssMb(pid) {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Math.round(Number(match[1]) / 1024) : undefined;
+}
+
+/** A child script that reports its port over IPC. */
+async function startHelper(script, env) {
+  const child = fork(join(__dirname, script), [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const { port } = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+function cli(databaseUrl, ...args) {
+  return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString());
+}
+
+async function startService(databaseUrl, upstreamUrl) {
+  const port = await freePort();
+  const started = Date.now();
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      THROTTLE_LIMIT: '0',
+      VIDEO_UPSTREAM_URL: upstreamUrl,
+      VIDEO_UPSTREAM_API_KEY: 'bench-key',
+      VIDEO_UPSTREAM_TIMEOUT_MS: '30000',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/health/ready`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await wait(20);
+  }
+  return { child, url, coldStartMs: Date.now() - started };
+}
+
+async function http(method, url, token, body) {
+  const response = await fetch(url, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** An admin, a publisher with one node and two versions, and credits for the video runs. */
+async function seed(databaseUrl, serviceUrl) {
+  const admin = cli(databaseUrl, 'user', 'create', '--email', `bench-${Date.now()}@example.com`, '--name', 'Bench', '--admin');
+  const { token } = cli(databaseUrl, 'token', 'create', '--user', admin.id);
+  cli(databaseUrl, 'credits', 'grant', '--user', admin.id, '--amount', '1000000000');
+  const suffix = Date.now().toString(36);
+  const publisher = `bench-${suffix}`;
+  const node = `bench-node-${suffix}`;
+  await http('POST', `${serviceUrl}/publishers`, token, { id: publisher, name: 'Bench' });
+  await http('POST', `${serviceUrl}/publishers/${publisher}/nodes`, token, { id: node, name: 'Bench node', description: 'x' });
+  for (const version of ['1.9.0', '1.10.0']) {
+    await http('POST', `${serviceUrl}/publishers/${publisher}/nodes/${node}/versions`, token, { version });
+  }
+  return { token, publisher, node };
+}
+
+function load(url, options) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, ...options }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+function summary(result) {
+  const ok = result['2xx'];
+  return {
+    requestsPerSecond: Math.round(ok / (result.duration || DURATION_S)),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+function registryRoutes(fixture) {
+  const auth = { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' };
+  const base = `/publishers/${fixture.publisher}/nodes/${fixture.node}`;
+  return [
+    { name: 'PUT node', method: 'PUT', path: base, headers: auth, body: JSON.stringify({ description: 'benchmarked' }) },
+    { name: 'PUT version', method: 'PUT', path: `${base}/versions/1.10.0`, headers: auth, body: JSON.stringify({ changelog: 'benchmarked' }) },
+    { name: 'POST review', method: 'POST', path: `/nodes/${fixture.node}/reviews?star=4`, headers: auth },
+    { name: 'GET node', method: 'GET', path: `/nodes/${fixture.node}` },
+  ];
+}
+
+async function benchDatabase(label, databaseUrl, sqlitePath, upstreamUrl) {
+  const service = await startService(databaseUrl, upstreamUrl);
+  const fixture = await seed(databaseUrl, service.url);
+  const baseline = sqlitePath ? await startHelper('baseline-server.js', { BENCH_SQLITE_PATH: sqlitePath }) : undefined;
+  const rows = [];
+  for (const route of registryRoutes(fixture)) {
+    const options = { method: route.method, headers: route.headers, body: route.body };
+    const measured = summary(await load(`${service.url}${route.path}`, options));
+    const limit = baseline ? summary(await load(`${baseline.url}${route.path}`, options)) : undefined;
+    rows.push({ database: label, route: route.name, service: measured, baseline: limit, ratio: limit ? +(measured.requestsPerSecond / limit.requestsPerSecond).toFixed(2) : undefined });
+  }
+  const video = { method: 'POST', headers: { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ model: 'videoq2-turbo', duration: 2, prompt: 'benchmark' }) };
+  const viaService = summary(await load(`${service.url}/proxy/video/reference2video`, video));
+  const direct = summary(await load(`${upstreamUrl}/ent/v2/reference2video`, { ...video, headers: { Authorization: 'Token bench-key', 'Content-Type': 'application/json' } }));
+  rows.push({ database: label, route: 'POST reference2video', service: viaService, baseline: direct, ratio: +(viaService.requestsPerSecond / direct.requestsPerSecond).toFixed(2), addedP50Ms: +(viaService.p50Ms - direct.p50Ms).toFixed(2) });
+  baseline?.child.disconnect();
+  const peak = peakRssMb(service.child.pid);
+  service.child.kill('SIGTERM');
+  return { rows, coldStartMs: service.coldStartMs, peakRssMb: peak, fixture };
+}
+
+/** BURST concurrent creates against an upstream that answers after 2 s: all must succeed. */
+async function burst(databaseUrl) {
+  const slow = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: '2000' });
+  const service = await startService(databaseUrl, slow.url);
+  const fixture = await seed(databaseUrl, service.url);
+  const result = await new Promise((resolve, reject) =>
+    autocannon(
+      {
+        url: `${service.url}/proxy/video/reference2video`,
+        method: 'POST',
+        connections: BURST,
+        amount: BURST,
+        timeout: 60,
+        headers: { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model: 'videoq2-turbo', duration: 2 }),
+      },
+      (error, r) => (error ? reject(error) : resolve(r)),
+    ),
+  );
+  const peak = peakRssMb(service.child.pid);
+  service.child.kill('SIGTERM');
+  slow.child.disconnect();
+  return { concurrent: BURST, succeeded: result['2xx'], failed: result.non2xx + result.errors + result.timeouts, p50Ms: result.latency.p50, peakRssMb: peak };
+}
+
+function printTable(rows) {
+  const line = (cells) => cells.map((cell, i) => String(cell ?? '—').padEnd(i === 1 ? 22 : 12)).join('');
+  console.log(line(['database', 'route', 'svc req/s', 'svc p50', 'svc p99', 'base req/s', 'base p50', 'base p99', 'ratio']));
+  for (const r of rows) {
+    console.log(line([r.database, r.route, r.service.requestsPerSecond, r.service.p50Ms, r.service.p99Ms, r.baseline?.requestsPerSecond, r.baseline?.p50Ms, r.baseline?.p99Ms, r.ratio]));
+  }
+}
+
+async function main() {
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.js')], { stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'registry-bench-'));
+  const upstream = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: '20' });
+  try {
+    const sqlitePath = join(dir, 'bench.db');
+    const runs = [await benchDatabase('sqlite', `sqlite:${sqlitePath}`, sqlitePath, upstream.url)];
+    if (process.env.BENCH_DATABASE_URL) {
+      runs.push(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, undefined, upstream.url));
+    }
+    const burstResult = await burst(`sqlite:${join(dir, 'burst.db')}`);
+    const rows = runs.flatMap((run) => run.rows);
+    printTable(rows);
+    for (const run of runs) {
+      console.log(`${run.rows[0].database}: cold start to /health/ready ${run.coldStartMs} ms, peak RSS ${run.peakRssMb} MB`);
+    }
+    console.log(`video burst: ${burstResult.succeeded}/${burstResult.concurrent} succeeded against a 2 s upstream, peak RSS ${burstResult.peakRssMb} MB`);
+    const results = {
+      when: new Date().toISOString(),
+      smoke: SMOKE,
+      machine: { cpus: cpus().length, node: process.version },
+      durationSeconds: DURATION_S,
+      connections: CONNECTIONS,
+      rows,
+      coldStartMs: Object.fromEntries(runs.map((run) => [run.rows[0].database, run.coldStartMs])),
+      peakRssMb: Object.fromEntries(runs.map((run) => [run.rows[0].database, run.peakRssMb])),
+      videoBurst: burstResult,
+    };
+    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`wrote ${RESULTS}`);
+    const broken = rows.filter((r) => r.service.non2xx > 0 || r.service.requestsPerSecond === 0).map((r) => r.route);
+    if (broken.length > 0 || burstResult.failed > 0) {
+      console.error(`requests failed: ${broken.join(', ') || 'video burst'}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    upstream.child.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
