@@ -1,4 +1,5 @@
 import { NodeEntity } from '../src/nodes/entities/node.entity';
+import { NodesRepository } from '../src/nodes/nodes.repository';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser, unique } from './support/test-app';
 
@@ -62,6 +63,19 @@ describe('Nodes', () => {
         .send({ id: unique('n'), name: 'n', search_ranking: 100 })
         .expect(403);
       expect(adminField.body.message).toContain('search_ranking');
+    });
+
+    it('loads a node for display exactly as TypeORM would (booleans, arrays, dates, relations)', async () => {
+      const f = await createPublisherWithNode(t, { tags: ['a'], translations: { de: { name: 'Knoten' } }, repository: 'https://example.com/r' });
+      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`).set(f.owner.auth).send({ version: '1.0.0', dependencies: ['numpy'] }).expect(201);
+      await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`).set(f.owner.auth).send({ deprecated: true }).expect(200);
+      const viaTypeorm = await t.dataSource.manager.findOneOrFail(NodeEntity, {
+        where: { id: f.nodeId },
+        relations: { publisher: true, latestVersion: true },
+      });
+      const viaDisplayQuery = await t.app.get(NodesRepository).findNodeForDisplay(f.nodeId.toLowerCase());
+      expect(viaDisplayQuery).toEqual(viaTypeorm);
+      expect(viaDisplayQuery?.latestVersion?.deprecated).toBe(true);
     });
 
     it('returns 404 for unknown nodes, and 400 for a NUL in the id', async () => {

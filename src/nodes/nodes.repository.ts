@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, Not } from 'typeorm';
+import { hydrate, JoinedEntity, selectColumns } from '../database/prepared-select';
+import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
 
@@ -15,8 +17,14 @@ function containsPattern(text: string): string {
 }
 
 /** Data access for the node aggregate: nodes and their versions. */
+const DISPLAY_NODE: JoinedEntity = { target: NodeEntity, alias: 'n' };
+const DISPLAY_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
+const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
+
 @Injectable()
 export class NodesRepository {
+  private displayQuery?: string;
+
   constructor(private readonly dataSource: DataSource) {}
 
   findNode(
@@ -27,12 +35,33 @@ export class NodesRepository {
     return manager.findOne(NodeEntity, { where: { normalizedId }, ...options });
   }
 
-  /** The node with its publisher and latest version, in one query. */
-  findNodeForDisplay(normalizedId: string): Promise<NodeEntity | null> {
-    return this.dataSource.manager.findOne(NodeEntity, {
-      where: { normalizedId },
-      relations: { publisher: true, latestVersion: true },
-    });
+  /**
+   * The node with its publisher and latest version, in one query. Every read
+   * and every node write's reply runs it, so its SQL is built once rather than
+   * by the query builder per request; rows are hydrated with the driver's own
+   * conversions.
+   */
+  async findNodeForDisplay(normalizedId: string): Promise<NodeEntity | null> {
+    const [row] = await this.dataSource.query<Record<string, unknown>[]>(this.displaySql(), [normalizedId]);
+    if (!row) return null;
+    const node = hydrate<NodeEntity>(this.dataSource, DISPLAY_NODE, row);
+    if (!node) return null;
+    node.publisher = hydrate<PublisherEntity>(this.dataSource, DISPLAY_PUBLISHER, row);
+    node.latestVersion = hydrate<NodeVersionEntity>(this.dataSource, DISPLAY_VERSION, row) ?? null;
+    return node;
+  }
+
+  private displaySql(): string {
+    if (!this.displayQuery) {
+      const escape = (name: string) => this.dataSource.driver.escape(name);
+      const columns = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION].map((e) => selectColumns(this.dataSource, e)).join(', ');
+      this.displayQuery =
+        `SELECT ${columns} FROM ${escape('nodes')} ${escape('n')}` +
+        ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${escape('p')}.${escape('id')} = ${escape('n')}.${escape('publisher_id')}` +
+        ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${escape('v')}.${escape('id')} = ${escape('n')}.${escape('latest_version_id')}` +
+        ` WHERE ${escape('n')}.${escape('normalized_id')} = ${this.dataSource.driver.createParameter('normalizedId', 0)}`;
+    }
+    return this.displayQuery;
   }
 
   listActiveNodes(filter: NodeListFilter): Promise<[NodeEntity[], number]> {

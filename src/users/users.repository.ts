@@ -62,14 +62,12 @@ export class UsersRepository {
     return manager.save(AccessTokenEntity, token);
   }
 
-  /** Revokes one of the user's live tokens; false when there is no such token. */
-  async revokeToken(manager: EntityManager, userId: string, tokenId: string, at: Date): Promise<boolean> {
-    const result = await manager.update(
-      AccessTokenEntity,
-      { id: tokenId, userId, revokedAt: IsNull() },
-      { revokedAt: at },
-    );
-    return (result.affected ?? 0) > 0;
+  /** Revokes one of the user's live tokens; returns its hash, or undefined when there is no such token. */
+  async revokeToken(manager: EntityManager, userId: string, tokenId: string, at: Date): Promise<string | undefined> {
+    const token = await manager.findOne(AccessTokenEntity, { where: { id: tokenId, userId, revokedAt: IsNull() } });
+    if (!token) return undefined;
+    await manager.update(AccessTokenEntity, { id: tokenId }, { revokedAt: at });
+    return token.tokenHash;
   }
 
   appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<CreditLedgerEntryEntity> {

@@ -2,6 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
+import { TokenCache } from '../auth/token-cache';
 import { generateToken, generateWebhookSecret, hashToken } from '../auth/token-hash';
 import { totalPages } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
@@ -13,6 +14,8 @@ import { UsersRepository } from './users.repository';
 
 @Injectable()
 export class UsersService {
+  private readonly tokenCache = new TokenCache();
+
   constructor(
     private readonly users: UsersRepository,
     private readonly tx: TransactionRunner,
@@ -20,8 +23,14 @@ export class UsersService {
 
   /** The principal behind a bearer token, or null when the token is unknown or revoked. */
   async authenticate(token: string): Promise<Principal | null> {
-    const user = await this.users.findUserByActiveTokenHash(hashToken(token));
-    return user ? { id: user.id, email: user.email, name: user.name, isAdmin: user.isAdmin } : null;
+    const tokenHash = hashToken(token);
+    const cached = this.tokenCache.get(tokenHash);
+    if (cached) return cached;
+    const user = await this.users.findUserByActiveTokenHash(tokenHash);
+    if (!user) return null;
+    const principal = { id: user.id, email: user.email, name: user.name, isAdmin: user.isAdmin };
+    this.tokenCache.set(tokenHash, principal);
+    return principal;
   }
 
   createUser(input: CreateUserDto): Promise<UserDto> {
@@ -74,10 +83,11 @@ export class UsersService {
   }
 
   async revokeToken(userId: string, tokenId: string): Promise<void> {
-    const revoked = await this.tx.run((manager) => this.users.revokeToken(manager, userId, tokenId, new Date()));
-    if (!revoked) {
+    const revokedHash = await this.tx.run((manager) => this.users.revokeToken(manager, userId, tokenId, new Date()));
+    if (!revokedHash) {
       throw new NotFoundException(`token '${tokenId}' not found`);
     }
+    this.tokenCache.evict(revokedHash);
   }
 
   /** The secret that signs the user's task callbacks, created on first use. */
