@@ -86,6 +86,11 @@ export class NodesRepository {
       .getManyAndCount();
   }
 
+  /** A new node. INSERT, not save(): save() would update a node that a concurrent request created first. */
+  async insertNode(manager: EntityManager, node: NodeEntity): Promise<void> {
+    await manager.insert(NodeEntity, node as unknown as Record<string, unknown>);
+  }
+
   saveNode(manager: EntityManager, node: NodeEntity): Promise<NodeEntity> {
     return manager.save(NodeEntity, node);
   }

@@ -148,7 +148,7 @@ export class NodesService {
       });
       this.assertAdminFieldsUnchanged(caller, node, input);
       this.applyPatch(node, input);
-      await this.nodes.saveNode(manager, node);
+      await this.nodes.insertNode(manager, node);
     });
     return this.display(input.id, { includeDeleted: true });
   }

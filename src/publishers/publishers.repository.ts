@@ -24,8 +24,9 @@ export class PublishersRepository {
     });
   }
 
-  insertPublisher(manager: EntityManager, publisher: PublisherEntity): Promise<PublisherEntity> {
-    return manager.save(PublisherEntity, publisher);
+  /** INSERT, not save(): save() would update a publisher that a concurrent request created first. */
+  async insertPublisher(manager: EntityManager, publisher: PublisherEntity): Promise<void> {
+    await manager.insert(PublisherEntity, publisher);
   }
 
   insertMember(manager: EntityManager, member: PublisherMemberEntity): Promise<PublisherMemberEntity> {
