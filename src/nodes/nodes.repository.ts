@@ -91,8 +91,9 @@ export class NodesRepository {
     await manager.insert(NodeEntity, node as unknown as Record<string, unknown>);
   }
 
-  saveNode(manager: EntityManager, node: NodeEntity): Promise<NodeEntity> {
-    return manager.save(NodeEntity, node);
+  /** Sets the given columns (one UPDATE; save() would SELECT the row first). */
+  async updateNode(manager: EntityManager, nodeId: string, changes: Partial<NodeEntity>): Promise<void> {
+    await manager.update(NodeEntity, { id: nodeId }, changes as Record<string, unknown>);
   }
 
   async setRating(manager: EntityManager, nodeId: string, rating: number): Promise<void> {
@@ -131,7 +132,14 @@ export class NodesRepository {
     });
   }
 
-  saveVersion(manager: EntityManager, version: NodeVersionEntity): Promise<NodeVersionEntity> {
-    return manager.save(NodeVersionEntity, version);
+  async insertVersion(manager: EntityManager, version: NodeVersionEntity): Promise<NodeVersionEntity> {
+    await manager.insert(NodeVersionEntity, version);
+    return version;
+  }
+
+  async updateVersion(manager: EntityManager, versionId: string, changes: Partial<NodeVersionEntity>): Promise<void> {
+    if (Object.keys(changes).length > 0) {
+      await manager.update(NodeVersionEntity, { id: versionId }, changes);
+    }
   }
 }

@@ -161,9 +161,8 @@ export class NodesService {
     const id = await this.tx.run(async (manager) => {
       const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
       this.assertAdminFieldsUnchanged(caller, node, input);
-      this.applyPatch(node, input);
-      node.updatedAt = new Date();
-      await this.nodes.saveNode(manager, node);
+      const changes = this.applyPatch(node, input);
+      await this.nodes.updateNode(manager, node.id, { ...changes, updatedAt: new Date() });
       return node.id;
     });
     return this.display(id, { includeDeleted: true });
@@ -197,7 +196,7 @@ export class NodesService {
       if (await this.nodes.findVersionByNumber(manager, node.id, input.version)) {
         throw new ConflictException(`node '${node.id}' already has version '${input.version}'`);
       }
-      const version = await this.nodes.saveVersion(
+      const version = await this.nodes.insertVersion(
         manager,
         Object.assign(new NodeVersionEntity(), {
           id: randomUUID(),
@@ -245,11 +244,13 @@ export class NodesService {
       if (version.status === 'NodeVersionStatusBanned' && !caller.isAdmin) {
         throw new ForbiddenException(`version '${version.version}' of node '${node.id}' is banned`);
       }
-      if (input.changelog !== undefined) version.changelog = input.changelog;
-      if (input.deprecated !== undefined) version.deprecated = input.deprecated;
-      if (input.status !== undefined) version.status = input.status;
-      if (input.status_reason !== undefined) version.statusReason = input.status_reason;
-      await this.nodes.saveVersion(manager, version);
+      const changes: Partial<NodeVersionEntity> = {};
+      if (input.changelog !== undefined) changes.changelog = input.changelog;
+      if (input.deprecated !== undefined) changes.deprecated = input.deprecated;
+      if (input.status !== undefined) changes.status = input.status;
+      if (input.status_reason !== undefined) changes.statusReason = input.status_reason;
+      Object.assign(version, changes);
+      await this.nodes.updateVersion(manager, version.id, changes);
       await this.refreshLatestVersion(manager, node.id);
       return toNodeVersionDto(version);
     });
@@ -307,13 +308,17 @@ export class NodesService {
     }
   }
 
-  private applyPatch(node: NodeEntity, input: NodeFieldsDto & { name?: string }): void {
+  /** Applies the merge patch to the entity; returns the columns it set. */
+  private applyPatch(node: NodeEntity, input: NodeFieldsDto & { name?: string }): Partial<NodeEntity> {
+    const changes: Partial<NodeEntity> = {};
     for (const [field, column] of Object.entries(NODE_COLUMNS) as [NodeField, keyof NodeEntity][]) {
       const value = input[field];
       if (value !== undefined) {
-        Object.assign(node, { [column]: patchValue(field, value) });
+        Object.assign(changes, { [column]: patchValue(field, value) });
       }
     }
+    Object.assign(node, changes);
+    return changes;
   }
 
   private async refreshLatestVersion(manager: EntityManager, nodeId: string): Promise<void> {

@@ -8,8 +8,12 @@ export class ReviewsRepository {
     return manager.findOne(ReviewEntity, { where: { nodeId, userId } });
   }
 
-  save(manager: EntityManager, review: ReviewEntity): Promise<ReviewEntity> {
-    return manager.save(ReviewEntity, review);
+  async insert(manager: EntityManager, review: ReviewEntity): Promise<void> {
+    await manager.insert(ReviewEntity, review);
+  }
+
+  async setStar(manager: EntityManager, reviewId: string, star: number, at: Date): Promise<void> {
+    await manager.update(ReviewEntity, { id: reviewId }, { star, updatedAt: at });
   }
 
   /** Exact integer sum and count (PostgreSQL returns bigint aggregates as strings). */

@@ -24,12 +24,15 @@ export class ReviewsService {
     const id = await this.tx.run(async (manager) => {
       const node = await this.nodes.lockReviewableNode(manager, nodeId);
       const now = new Date();
-      const review =
-        (await this.reviews.findByNodeAndUser(manager, node.id, caller.id)) ??
-        Object.assign(new ReviewEntity(), { id: randomUUID(), nodeId: node.id, userId: caller.id, createdAt: now });
-      review.star = star;
-      review.updatedAt = now;
-      await this.reviews.save(manager, review);
+      const existing = await this.reviews.findByNodeAndUser(manager, node.id, caller.id);
+      if (existing) {
+        await this.reviews.setStar(manager, existing.id, star, now);
+      } else {
+        await this.reviews.insert(
+          manager,
+          Object.assign(new ReviewEntity(), { id: randomUUID(), nodeId: node.id, userId: caller.id, star, createdAt: now, updatedAt: now }),
+        );
+      }
       const { sum, count } = await this.reviews.starTotals(manager, node.id);
       await this.nodes.setRating(manager, node.id, count === 0 ? 0 : sum / count);
       return node.id;
