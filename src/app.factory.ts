@@ -4,7 +4,9 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdOf } from './common/http/request-id';
+import { applySecurity } from './common/http/security';
 import { setupSwagger } from './common/openapi/swagger';
+import { appConfig, AppConfig } from './config/config.module';
 
 /**
  * Builds the application exactly as production runs it; main.ts, the OpenAPI
@@ -20,6 +22,7 @@ export async function createApp(): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.enableShutdownHooks();
+  applySecurity(app, app.get<AppConfig>(appConfig.KEY));
   // Swagger's routes are mounted ahead of Nest's middleware; give them request ids too.
   app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
     requestIdOf(req, res);

@@ -1,5 +1,5 @@
 import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Matches, Max, Min, validateSync } from 'class-validator';
 import { DatabaseTarget, parseDatabaseUrl } from '../database/database-url';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -73,6 +73,21 @@ export class Environment {
   @IsInt()
   @Min(1)
   THROTTLE_TTL_S = 60;
+
+  /** Origins allowed to call the API from a browser: comma-separated, or `*`. Unset: no CORS. */
+  @IsOptional()
+  @Matches(/^(\*|https?:\/\/[^,\s]+(,\s*https?:\/\/[^,\s]+)*)$/, {
+    message: 'CORS_ORIGINS must be * or a comma-separated list of http(s) origins',
+  })
+  CORS_ORIGINS?: string;
+
+  /** Longest time a client may take to send a whole request. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  REQUEST_TIMEOUT_MS = 60_000;
 
   /** Parsed form of DATABASE_URL. */
   database!: DatabaseTarget;

@@ -1,0 +1,49 @@
+import { INestApplication } from '@nestjs/common';
+import helmet from 'helmet';
+import { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AppConfig } from '../../config/config.module';
+
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+/** The JSON API: nothing on a reply may load or run anything. */
+const apiHeaders = helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } });
+
+/** Swagger UI needs its own scripts and styles, inline ones included, and data: images. */
+const docsHeaders = helmet({
+  contentSecurityPolicy: {
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'", "'unsafe-inline'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      fontSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'"],
+      frameAncestors: ["'none'"],
+      // Swagger UI is often served over plain http (localhost); upgrading its asset requests would break it.
+      upgradeInsecureRequests: null,
+    },
+  },
+});
+
+const securityHeaders: Middleware = (req, res, next) =>
+  ((req.url ?? '').startsWith('/docs') ? docsHeaders : apiHeaders)(req, res, next);
+
+/**
+ * Security headers (helmet), CORS for the configured origins, and how long a
+ * client may take to send a request. Applied before Swagger's routes so they
+ * are covered too.
+ */
+export function applySecurity(app: INestApplication, config: AppConfig): void {
+  app.use(securityHeaders);
+  if (config.CORS_ORIGINS) {
+    app.enableCors({
+      origin: config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((origin) => origin.trim()),
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+      maxAge: 600,
+    });
+  }
+  const server = app.getHttpServer() as Server;
+  server.requestTimeout = config.REQUEST_TIMEOUT_MS;
+  server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
+}
