@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Length, Max, Min, NotEquals } from 'class-validator';
 import { LEDGER_KINDS, LedgerKind } from '../entities/credit-ledger-entry.entity';
@@ -70,6 +71,7 @@ export class BalanceDto {
 export class LedgerEntryDto {
   id!: number;
   /** @example grant */
+  @ApiProperty({ enum: LEDGER_KINDS })
   kind!: LedgerKind;
   /** Signed: positive adds credits, negative takes them. */
   amount!: number;
@@ -87,4 +89,3 @@ export class LedgerPageDto {
   totalPages!: number;
 }
 
-export { LEDGER_KINDS };
