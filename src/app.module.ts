@@ -1,7 +1,8 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module';
 import { CoreModule } from './common/core.module';
 import { ConfigModule } from './config/config.module';
+import { SchemaExtension } from './database/database-options';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { NodesModule } from './nodes/nodes.module';
@@ -10,18 +11,32 @@ import { ReviewsModule } from './reviews/reviews.module';
 import { UsersModule } from './users/users.module';
 import { VideoProxyModule } from './video-proxy/video-proxy.module';
 
-@Module({
-  imports: [
-    ConfigModule,
-    DatabaseModule,
-    CoreModule,
-    HealthModule,
-    AuthModule,
-    UsersModule,
-    PublishersModule,
-    NodesModule,
-    ReviewsModule,
-    VideoProxyModule,
-  ],
-})
-export class AppModule {}
+/**
+ * A feature mounted beside the built-in ones without editing them: its Nest
+ * module plus the entities and migrations it owns (see docs/extending.md).
+ */
+export interface AppExtension extends SchemaExtension {
+  module: Type<unknown>;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(extensions: AppExtension[] = []): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule,
+        DatabaseModule.forRoot(extensions),
+        CoreModule,
+        HealthModule,
+        AuthModule,
+        UsersModule,
+        PublishersModule,
+        NodesModule,
+        ReviewsModule,
+        VideoProxyModule,
+        ...extensions.map((extension) => extension.module),
+      ],
+    };
+  }
+}

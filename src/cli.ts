@@ -17,7 +17,7 @@ import { UsersModule } from './users/users.module';
 import { UsersService } from './users/users.service';
 import { describeValidationErrors } from './common/validation/validation.pipe';
 
-@Module({ imports: [ConfigModule, DatabaseModule, UsersModule, PublishersModule, NodesModule] })
+@Module({ imports: [ConfigModule, DatabaseModule.forRoot(), UsersModule, PublishersModule, NodesModule] })
 class CliModule {}
 
 const USAGE = `usage: npm run cli -- <command>

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DataSourceOptions } from 'typeorm';
+import { DataSourceOptions, MigrationInterface } from 'typeorm';
 import { AccessTokenEntity } from '../users/entities/access-token.entity';
 import { CreditLedgerEntryEntity } from '../users/entities/credit-ledger-entry.entity';
 import { UserEntity } from '../users/entities/user.entity';
@@ -42,14 +42,23 @@ interface SqliteConnection {
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [InitialSchema1763800000000, VideoTasks1763900000000, TaskLifecycle1764000000000];
 
+/** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */
+export interface SchemaExtension {
+  entities?: EntityClass[];
+  migrations?: MigrationClass[];
+}
+
+type EntityClass = new () => object;
+type MigrationClass = new () => MigrationInterface;
+
 /**
  * The one place TypeORM options are built: used by the app, `ormconfig.ts`,
  * the CLI and the tests. Schema changes only ever come from migrations.
  */
-export function buildDataSourceOptions(target: DatabaseTarget): DataSourceOptions {
+export function buildDataSourceOptions(target: DatabaseTarget, extensions: SchemaExtension[] = []): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
-    migrations: MIGRATIONS,
+    entities: [...ENTITIES, ...extensions.flatMap((extension) => extension.entities ?? [])],
+    migrations: [...MIGRATIONS, ...extensions.flatMap((extension) => extension.migrations ?? [])],
     migrationsRun: true,
     migrationsTransactionMode: 'each' as const,
     synchronize: false,

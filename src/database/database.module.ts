@@ -1,23 +1,29 @@
-import { Global, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { appConfig, AppConfig } from '../config/config.module';
-import { buildDataSourceOptions } from './database-options';
+import { buildDataSourceOptions, SchemaExtension } from './database-options';
 import { TransactionRunner } from './transaction-runner';
 
 @Global()
-@Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      inject: [appConfig.KEY],
-      useFactory: (config: AppConfig) => ({
-        ...buildDataSourceOptions(config.database),
-        // Fail fast when the database is unreachable (the default retries for ~30 s); orchestrators restart.
-        retryAttempts: 2,
-        retryDelay: 1000,
-      }),
-    }),
-  ],
-  providers: [TransactionRunner],
-  exports: [TransactionRunner],
-})
-export class DatabaseModule {}
+@Module({})
+export class DatabaseModule {
+  /** The application's data source: the built-in entities and migrations plus those of mounted extensions. */
+  static forRoot(extensions: SchemaExtension[] = []): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [appConfig.KEY],
+          useFactory: (config: AppConfig) => ({
+            ...buildDataSourceOptions(config.database, extensions),
+            // Fail fast when the database is unreachable (the default retries for ~30 s); orchestrators restart.
+            retryAttempts: 2,
+            retryDelay: 1000,
+          }),
+        }),
+      ],
+      providers: [TransactionRunner],
+      exports: [TransactionRunner],
+    };
+  }
+}

@@ -2,7 +2,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../src/app.factory';
+import { createApp, CreateAppOptions } from '../../src/app.factory';
 import { CreditsService } from '../../src/users/credits.service';
 import { UsersService } from '../../src/users/users.service';
 
@@ -25,7 +25,7 @@ export function unique(prefix: string): string {
 export class TestApp {
   private constructor(readonly app: NestExpressApplication) {}
 
-  static async start(env: Record<string, string> = {}): Promise<TestApp> {
+  static async start(env: Record<string, string> = {}, options: CreateAppOptions = {}): Promise<TestApp> {
     Object.assign(process.env, {
       DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'sqlite::memory:',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -33,7 +33,7 @@ export class TestApp {
       THROTTLE_LIMIT: '0',
       ...env,
     });
-    const app = await createApp();
+    const app = await createApp(options);
     await app.init();
     return new TestApp(app);
   }
