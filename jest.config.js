@@ -1,5 +1,5 @@
 /**
- * One Jest run, two projects: unit specs beside the code and e2e suites in test/.
+ * Unit specs beside the code and e2e suites in test/ (`npm test`), and the soak (`npm run test:soak`).
  * Both compile through the Swagger CLI plugin so the OpenAPI metadata under test
  * is exactly what `nest build` produces.
  */
@@ -28,6 +28,16 @@ module.exports = {
       testEnvironment: 'node',
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      moduleFileExtensions: ['ts', 'js', 'json'],
+      transform,
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
+    {
+      // A minute of mixed traffic: `npm run test:soak`, run by .ci/run (not part of `npm test`).
+      displayName: 'soak',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.soak-spec.ts'],
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
