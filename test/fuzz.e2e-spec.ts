@@ -1,7 +1,9 @@
+import { OpenAPIObject } from '@nestjs/swagger';
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
 import { UserEntity } from '../src/users/entities/user.entity';
-import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser } from './support/test-app';
 
 /** Hostile JSON values: wrong types, huge strings, deep nesting, prototype keys, SQL-looking text, lone surrogates. */
@@ -88,6 +90,131 @@ describe('Hostile input (property-based)', () => {
         }
       }),
       { numRuns: 80 },
+    );
+  });
+});
+
+/** Every table: a rejected request must leave all of them exactly as they were. */
+const TABLES = [
+  'users', 'access_tokens', 'credit_ledger', 'publishers', 'publisher_members', 'nodes', 'node_versions',
+  'reviews', 'video_tasks', 'idempotency_keys', 'callback_deliveries', 'upstream_callback_nonces',
+];
+
+/** Bytes that are not UTF-8 (a lone continuation byte, an overlong slash, a truncated sequence), inside JSON. */
+const INVALID_UTF8_BODIES = [
+  Buffer.concat([Buffer.from('{"name": "'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+  Buffer.concat([Buffer.from('{"description": "'), Buffer.from([0xc0, 0xaf, 0xff, 0xfe]), Buffer.from('"}')]),
+  Buffer.concat([Buffer.from('{"prompt": "'), Buffer.from([0xe2, 0x82]), Buffer.from('"}')]),
+];
+
+interface Operation {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  bodyFields: string[];
+  queryFields: string[];
+}
+
+describe('Every route of the OpenAPI document under hostile input (property-based)', () => {
+  let t: TestApp;
+  let f: PublisherFixture;
+  let admin: TestUser;
+  let operations: Operation[];
+  let realIds: Record<string, string>;
+
+  beforeAll(async () => {
+    t = await TestApp.start();
+    f = await createPublisherWithNode(t);
+    admin = await t.createUser({ admin: true, credits: 1000 });
+    const versions = await addVersions(t, f, '1.0.0');
+    const token = await t.http.post('/users/me/tokens').set(admin.auth).send({ name: 'fuzz' }).expect(201);
+    const task = await t.http.post('/proxy/video/reference2video').set(admin.auth).send({ duration: 2, prompt: 'fuzz' }).expect(200);
+    realIds = {
+      publisherId: f.publisherId,
+      nodeId: f.nodeId,
+      versionId: versions['1.0.0'],
+      userId: f.member.id,
+      tokenId: token.body.id as string,
+      taskId: task.body.task_id as string,
+    };
+    const doc = (await t.http.get('/docs-json').expect(200)).body as OpenAPIObject;
+    const schemaFields = (ref: string | undefined): string[] =>
+      Object.keys((ref && (doc.components?.schemas?.[ref.split('/').pop() ?? ''] as { properties?: object } | undefined)?.properties) || {});
+    operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      (['get', 'post', 'put', 'delete'] as const)
+        .filter((method) => item[method])
+        .map((method) => {
+          const operation = item[method]!;
+          const body = operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined;
+          const parameters = (operation.parameters ?? []) as { in: string; name: string }[];
+          return {
+            method,
+            path,
+            bodyFields: schemaFields(body?.content?.['application/json']?.schema?.$ref),
+            queryFields: parameters.filter((p) => p.in === 'query').map((p) => p.name),
+          };
+        }),
+    );
+  });
+  afterAll(() => t.close());
+
+  async function digest(): Promise<string> {
+    const hash = createHash('sha256');
+    for (const table of TABLES) {
+      hash.update(JSON.stringify(await t.dataSource.query(`SELECT * FROM "${table}" ORDER BY 1`)));
+    }
+    return hash.digest('hex');
+  }
+
+  const request = fc.record({
+    operation: fc.nat(),
+    pathIds: fc.array(fc.oneof(fc.constant(null), hostileId), { minLength: 3, maxLength: 3 }),
+    query: fc.array(fc.tuple(fc.oneof(fc.constant(''), fc.constantFrom('__proto__', 'page', 'x')), fc.oneof(hostileId, fc.constant('%FF'))), { maxLength: 3 }),
+    body: fc.oneof(
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant('json' as const), fields: fc.array(fc.tuple(fc.nat(), hostileValue), { maxLength: 4 }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('invalid-utf8' as const), which: fc.nat({ max: INVALID_UTF8_BODIES.length - 1 }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml'), text: fc.string({ maxLength: 50 }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('none' as const) }) },
+    ),
+    auth: fc.constantFrom('admin', 'owner', 'member', 'none', 'garbage'),
+  });
+
+  it('never answers 5xx, never hangs, always answers in the error shape, and a rejected request changes no row', async () => {
+    await fc.assert(
+      fc.asyncProperty(request, async (input) => {
+        const operation = operations[input.operation % operations.length];
+        let idIndex = 0;
+        const path = operation.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+          const hostile = input.pathIds[idIndex++];
+          return hostile === null ? encodeURIComponent(realIds[name] ?? name) : encodeURIComponent(hostile);
+        });
+        const query = input.query
+          .map(([key, value]) => `${encodeURIComponent(key || operation.queryFields[0] || 'q')}=${value === '%FF' ? value : encodeURIComponent(value)}`)
+          .join('&');
+        const before = await digest();
+
+        let call = t.http[operation.method](query ? `${path}?${query}` : path).timeout({ response: 10_000, deadline: 15_000 });
+        const token = { admin: admin.token, owner: f.owner.token, member: f.member.token, none: undefined, garbage: 'nrt_garbage' }[input.auth];
+        if (token) call = call.set('Authorization', `Bearer ${token}`);
+        const body = input.body;
+        let res;
+        if (body.kind === 'json') {
+          const keys = [...operation.bodyFields, '__proto__', 'constructor', 'unknown_field'];
+          res = await call.set('Content-Type', 'application/json').send(JSON.stringify(Object.fromEntries(body.fields.map(([k, v]) => [keys[k % keys.length], v]))));
+        } else if (body.kind === 'invalid-utf8') {
+          res = await call.set('Content-Type', 'application/json').send(INVALID_UTF8_BODIES[body.which]);
+        } else if (body.kind === 'none') {
+          res = await call;
+        } else {
+          res = await call.set('Content-Type', body.kind).send(body.text);
+        }
+
+        expect(res.status).toBeLessThan(500);
+        if (res.status >= 400) {
+          expect(res.body).toEqual(expect.objectContaining({ statusCode: res.status, message: expect.any(String), requestId: expect.any(String) }));
+          expect(await digest()).toBe(before);
+        }
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 400) },
     );
   });
 });
