@@ -5,7 +5,8 @@
 //   - beside it, bench/baseline-server.js: node:http + better-sqlite3 doing the same work;
 //   - the video route in front of a fake upstream with a fixed delay, beside requests sent straight to it;
 //   - 2,000 concurrent video creates against an upstream that answers after 2 s;
-//   - cold start to a ready /health/ready.
+//   - cold start to a ready /health/ready;
+//   - calibration: a trivial route on node:http, Express and Nest over Express (bench/calibration-server.js).
 // --smoke runs every step for a couple of seconds so CI keeps the script working.
 const autocannon = require('autocannon');
 const { execFileSync, fork, spawn } = require('node:child_process');
@@ -153,6 +154,18 @@ async function benchDatabase(label, databaseUrl, sqlitePath, upstreamUrl) {
   return { rows, coldStartMs: service.coldStartMs, peakRssMb: peak, fixture };
 }
 
+/** The framework alone: a trivial JSON route on node:http, Express and Nest over Express. */
+async function calibration() {
+  const rows = [];
+  for (const kind of ['node:http', 'express', 'nest-express']) {
+    const server = await startHelper('calibration-server.js', { BENCH_CALIBRATION: kind });
+    rows.push({ server: kind, ...summary(await load(`${server.url}/`, {})) });
+    server.child.disconnect();
+  }
+  for (const row of rows) row.ratio = +(row.requestsPerSecond / rows[0].requestsPerSecond).toFixed(2);
+  return rows;
+}
+
 /** BURST concurrent creates against an upstream that answers after 2 s: all must succeed. */
 async function burst(databaseUrl) {
   const slow = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: '2000' });
@@ -175,7 +188,14 @@ async function burst(databaseUrl) {
   const peak = peakRssMb(service.child.pid);
   service.child.kill('SIGTERM');
   slow.child.disconnect();
-  return { concurrent: BURST, succeeded: result['2xx'], failed: result.non2xx + result.errors + result.timeouts, p50Ms: result.latency.p50, peakRssMb: peak };
+  return {
+    concurrent: BURST,
+    succeeded: result['2xx'],
+    failed: result.non2xx + result.errors + result.timeouts,
+    failures: { non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts },
+    p50Ms: result.latency.p50,
+    peakRssMb: peak,
+  };
 }
 
 function printTable(rows) {
@@ -197,12 +217,18 @@ async function main() {
       runs.push(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, undefined, upstream.url));
     }
     const burstResult = await burst(`sqlite:${join(dir, 'burst.db')}`);
+    const frameworks = await calibration();
     const rows = runs.flatMap((run) => run.rows);
     printTable(rows);
+    console.log(
+      `framework alone (trivial JSON route): ${frameworks.map((f) => `${f.server} ${f.requestsPerSecond} req/s (${f.ratio})`).join(', ')}`,
+    );
     for (const run of runs) {
       console.log(`${run.rows[0].database}: cold start to /health/ready ${run.coldStartMs} ms, peak RSS ${run.peakRssMb} MB`);
     }
-    console.log(`video burst: ${burstResult.succeeded}/${burstResult.concurrent} succeeded against a 2 s upstream, peak RSS ${burstResult.peakRssMb} MB`);
+    console.log(
+      `video burst: ${burstResult.succeeded}/${burstResult.concurrent} succeeded against a 2 s upstream (failures ${JSON.stringify(burstResult.failures)}), peak RSS ${burstResult.peakRssMb} MB`,
+    );
     const results = {
       when: new Date().toISOString(),
       smoke: SMOKE,
@@ -213,6 +239,7 @@ async function main() {
       coldStartMs: Object.fromEntries(runs.map((run) => [run.rows[0].database, run.coldStartMs])),
       peakRssMb: Object.fromEntries(runs.map((run) => [run.rows[0].database, run.peakRssMb])),
       videoBurst: burstResult,
+      calibration: frameworks,
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`wrote ${RESULTS}`);
