@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { FakeUpstream } from './support/fake-upstream';
 import { TestApp, TestUser } from './support/test-app';
@@ -194,6 +195,22 @@ describe('POST /proxy/video/reference2video', () => {
     expect(await balanceOf(user)).toBe(100);
     expect((await ledgerOf(user)).map((e) => [e.kind, e.amount])).toEqual([['release', 10], ['reserve', -10], ['grant', 100]]);
     expect(await t.dataSource.getRepository(VideoTaskEntity).countBy({ userId: user.id })).toBe(0);
+  });
+
+  it('answers 502 when the upstream drops the connection, charges nothing, and logs the cause without the key', async () => {
+    const warnings = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      const user = await t.createUser({ credits: 100 });
+      upstream.respondNext({ dropConnection: true });
+      const res = await create(user, { duration: 2 }).expect(502);
+      expect(res.body.message).toBe('the video service could not be reached');
+      expect(await balanceOf(user)).toBe(100);
+      const logged = warnings.mock.calls.map((call) => String(call[0])).filter((text) => text.includes('could not be reached'));
+      expect(logged).toEqual([expect.stringContaining('ECONNRESET')]);
+      expect(logged.join()).not.toContain(upstream.apiKey);
+    } finally {
+      warnings.mockRestore();
+    }
   });
 
   it('maps upstream 429 to 429 with Retry-After', async () => {

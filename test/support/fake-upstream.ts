@@ -15,6 +15,8 @@ export interface ScriptedResponse {
   body?: unknown;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** Close the connection instead of answering (a crashed or restarting upstream). */
+  dropConnection?: boolean;
 }
 
 /**
@@ -79,6 +81,10 @@ export class FakeUpstream {
 
     const scripted = this.script.shift() ?? this.created(body as Record<string, unknown>);
     if (scripted.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
+    if (scripted.dropConnection) {
+      req.socket.destroy();
+      return;
+    }
     const payload = typeof scripted.body === 'string' ? scripted.body : JSON.stringify(scripted.body ?? {});
     if (res.destroyed) return;
     res.writeHead(scripted.status ?? 200, { 'Content-Type': 'application/json', ...scripted.headers }).end(payload);

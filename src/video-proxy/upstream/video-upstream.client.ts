@@ -1,5 +1,5 @@
 import { HttpService } from '@nestjs/axios';
-import { BadGatewayException, GatewayTimeoutException, HttpException, Inject, Injectable } from '@nestjs/common';
+import { BadGatewayException, GatewayTimeoutException, HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { AxiosError, AxiosResponse } from 'axios';
 import { firstValueFrom, Observable } from 'rxjs';
 import { VideoTaskReplyDto } from '../dto/video-task.dto';
@@ -13,6 +13,8 @@ const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 /** The one client of the upstream video API's wire protocol. */
 @Injectable()
 export class VideoUpstreamClient {
+  private readonly logger = new Logger(VideoUpstreamClient.name);
+
   constructor(
     private readonly http: HttpService,
     private readonly target: UpstreamTarget,
@@ -79,6 +81,9 @@ export class VideoUpstreamClient {
     if (code === 'ERR_BAD_RESPONSE' || (error as Error).message?.includes('maxContentLength')) {
       return new BadGatewayException('the video service sent a reply that is too large');
     }
+    // The client only learns "could not be reached"; operators need the cause. The code and
+    // message only: the error object also holds the request, Authorization header included.
+    this.logger.warn(`the video service could not be reached: ${code ?? 'no code'} (${(error as Error).message})`);
     return new BadGatewayException('the video service could not be reached');
   }
 }
