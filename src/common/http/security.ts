@@ -8,12 +8,15 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unk
 /** The JSON API: nothing on a reply may load or run anything. */
 const apiHeaders = helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } });
 
-/** Swagger UI needs its own scripts and styles, inline ones included, and data: images. */
+/**
+ * Swagger UI loads its own scripts (Nest serves even the init script as a
+ * file, so no inline script is allowed) and needs inline styles and data: images.
+ */
 const docsHeaders = helmet({
   contentSecurityPolicy: {
     directives: {
       defaultSrc: ["'self'"],
-      scriptSrc: ["'self'", "'unsafe-inline'"],
+      scriptSrc: ["'self'"],
       styleSrc: ["'self'", "'unsafe-inline'"],
       imgSrc: ["'self'", 'data:'],
       fontSrc: ["'self'", 'data:'],
