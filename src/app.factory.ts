@@ -1,12 +1,14 @@
+import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { AppExtension, AppModule } from './app.module';
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { AppExtension, AppModule } from './app.module';
+import { createHttpAdapter } from './common/http/http-adapter';
 import { requestIdOf } from './common/http/request-id';
 import { applySecurity } from './common/http/security';
 import { setupSwagger } from './common/openapi/swagger';
 import { appConfig, AppConfig } from './config/config.module';
+import { validateEnvironment } from './config/environment';
 
 export interface CreateAppOptions {
   /** Features mounted beside the built-in modules (see docs/extending.md). */
@@ -14,18 +16,19 @@ export interface CreateAppOptions {
 }
 
 /**
- * Builds the application exactly as production runs it; main.ts, the OpenAPI
- * script and the e2e tests all start from here.
+ * Builds and initialises the application exactly as production runs it;
+ * main.ts, the OpenAPI script and the e2e tests all start from here.
  */
-export async function createApp(options: CreateAppOptions = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options.extensions), {
+export async function createApp(options: CreateAppOptions = {}): Promise<INestApplication> {
+  // The adapter has to exist before Nest does, so it is read here (validated the same way as all configuration).
+  const adapterKind = validateEnvironment(process.env).HTTP_ADAPTER;
+  const app = await NestFactory.create(AppModule.forRoot(options.extensions), await createHttpAdapter(adapterKind), {
     // Bodies are parsed by JsonBodyMiddleware so parser errors get the contract's error body.
     bodyParser: false,
     bufferLogs: true,
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
-  app.disable('x-powered-by');
   app.enableShutdownHooks();
   applySecurity(app, app.get<AppConfig>(appConfig.KEY));
   // Swagger's routes are mounted ahead of Nest's middleware; give them request ids too.
@@ -34,5 +37,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<NestExp
     next();
   });
   setupSwagger(app);
+  await app.init();
+  // Fastify serves requests (and supertest can reach it) only once its plugins are loaded.
+  await (app.getHttpAdapter().getInstance() as { ready?: () => PromiseLike<unknown> }).ready?.();
   return app;
 }

@@ -27,6 +27,20 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('runs on the HTTP adapter HTTP_ADAPTER names (CI runs this suite on both)', () => {
+    expect(t.app.getHttpAdapter().getType()).toBe(process.env.HTTP_ADAPTER ?? 'express');
+  });
+
+  it('a path with invalid percent-encoding is a 400 in the error shape, with its request id', async () => {
+    const res = await t.http.get('/nodes/%E0%A4%A').set('X-Request-Id', 'bad-url-1').expect(400);
+    expectErrorBody(res.body, 400, 'Bad Request', 'bad-url-1');
+    expect(res.headers['x-request-id']).toBe('bad-url-1');
+  });
+
+  it('matches routes ignoring case and a trailing slash, on either adapter', async () => {
+    await t.http.get('/HEALTH/').expect(200);
+  });
+
   it('echoes a valid incoming X-Request-Id and replaces an invalid one', async () => {
     const echoed = await t.http.get('/health').set('X-Request-Id', 'abc-123.trace').expect(200);
     expect(echoed.headers['x-request-id']).toBe('abc-123.trace');

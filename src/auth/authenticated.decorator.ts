@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
-import { Request } from 'express';
+import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { AdminGuard, BearerAuthGuard, OptionalBearerAuthGuard } from './bearer-auth.guard';
 import { Principal } from './principal';
@@ -30,5 +30,5 @@ export function Authenticated(options: AuthenticatedOptions = {}): MethodDecorat
 /** The authenticated caller (undefined only on `optional` routes called anonymously). */
 export const CurrentUser = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Principal | undefined =>
-    context.switchToHttp().getRequest<Request & { user?: Principal }>().user,
+    context.switchToHttp().getRequest<HttpRequest>().user,
 );

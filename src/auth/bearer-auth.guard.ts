@@ -1,6 +1,6 @@
 import { ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { Request } from 'express';
+import { HttpRequest } from '../common/http/http-request';
 import { Principal } from './principal';
 
 const BEARER_HEADER = /^Bearer\s+\S+$/i;
@@ -13,7 +13,7 @@ const BEARER_HEADER = /^Bearer\s+\S+$/i;
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
   override canActivate(context: ExecutionContext) {
-    const header = context.switchToHttp().getRequest<Request>().headers.authorization;
+    const header = context.switchToHttp().getRequest<HttpRequest>().headers.authorization;
     if (header === undefined) {
       throw new UnauthorizedException('missing bearer token (Authorization: Bearer <token>)');
     }
@@ -34,7 +34,7 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
 @Injectable()
 export class OptionalBearerAuthGuard extends BearerAuthGuard {
   override canActivate(context: ExecutionContext) {
-    const request = context.switchToHttp().getRequest<Request>();
+    const request = context.switchToHttp().getRequest<HttpRequest>();
     return request.headers.authorization === undefined ? true : super.canActivate(context);
   }
 }
@@ -42,7 +42,7 @@ export class OptionalBearerAuthGuard extends BearerAuthGuard {
 @Injectable()
 export class AdminGuard {
   canActivate(context: ExecutionContext): boolean {
-    const user = context.switchToHttp().getRequest<Request & { user?: Principal }>().user;
+    const user = context.switchToHttp().getRequest<HttpRequest>().user;
     if (!user?.isAdmin) {
       throw new ForbiddenException('this route is for admins only');
     }

@@ -6,11 +6,13 @@ describe('validateEnvironment', () => {
     expect(env.PORT).toBe(3000);
     expect(env.LOG_LEVEL).toBe('info');
     expect(env.database.type).toBe('sqlite');
+    expect(env.HTTP_ADAPTER).toBe('express');
   });
 
   it('names the variable that is wrong', () => {
     expect(() => validateEnvironment({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => validateEnvironment({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    expect(() => validateEnvironment({ HTTP_ADAPTER: 'koa' })).toThrow(/HTTP_ADAPTER/);
     expect(() => validateEnvironment({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
   });
 

@@ -2,6 +2,10 @@ import { ClassConstructor, plainToInstance, Transform } from 'class-transformer'
 import { IsIn, IsInt, IsOptional, Matches, Max, Min, validateSync } from 'class-validator';
 import { DatabaseTarget, parseDatabaseUrl } from '../database/database-url';
 
+/** The HTTP layer under Nest: Express (the default) or Fastify (opt-in, for throughput). */
+export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
+export type HttpAdapterKind = (typeof HTTP_ADAPTERS)[number];
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -52,6 +56,10 @@ export class Environment {
   @Min(0)
   @Max(65535)
   PORT = 3000;
+
+  @IsOptional()
+  @IsIn(HTTP_ADAPTERS)
+  HTTP_ADAPTER: HttpAdapterKind = 'express';
 
   /** Unset: SQLite file ./data/registry.db. Otherwise sqlite:<path>, sqlite::memory: or postgres://... */
   @IsOptional()

@@ -1,4 +1,4 @@
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -23,7 +23,7 @@ export function unique(prefix: string): string {
  * production) on SQLite in memory, or on TEST_DATABASE_URL when it is set.
  */
 export class TestApp {
-  private constructor(readonly app: NestExpressApplication) {}
+  private constructor(readonly app: INestApplication) {}
 
   static async start(env: Record<string, string> = {}, options: CreateAppOptions = {}): Promise<TestApp> {
     Object.assign(process.env, {
@@ -34,7 +34,6 @@ export class TestApp {
       ...env,
     });
     const app = await createApp(options);
-    await app.init();
     return new TestApp(app);
   }
 

@@ -1,28 +1,51 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import { STATUS_CODES } from 'node:http';
-import { Request, Response } from 'express';
+import { HttpAdapterHost } from '@nestjs/core';
+import { IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
+import { nodeRequest, nodeResponse } from '../http/http-request';
 import { requestIdOf } from '../http/request-id';
 import { ErrorResponseDto } from './error-response.dto';
 import { TooManyRequestsException } from './too-many-requests.exception';
 
+/** The contract's error body. */
+export function errorBody(status: number, message: string, requestId: string): ErrorResponseDto {
+  return { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message, requestId };
+}
+
+/** A client error raised by Fastify itself (its errors carry `FST_` codes and a status). */
+function isFastifyClientError(error: unknown): error is Error & { statusCode: number } {
+  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
+  return (
+    error instanceof Error &&
+    typeof code === 'string' &&
+    code.startsWith('FST_') &&
+    typeof statusCode === 'number' &&
+    statusCode >= 400 &&
+    statusCode < 500
+  );
+}
+
 /**
  * Turns anything thrown anywhere (guard, pipe, middleware, unknown route,
- * service, crash) into the contract's error body. Unexpected errors become a
- * bare 500: their details go to the log, never to the client.
+ * service, crash) into the contract's error body, on either HTTP adapter.
+ * Unexpected errors become a bare 500: their details go to the log, never to
+ * the client.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrorFilter');
 
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<Request>();
-    const response = http.getResponse<Response>();
+    const request = nodeRequest(http.getRequest<IncomingMessage | { raw: IncomingMessage }>());
+    const reply = http.getResponse<ServerResponse | { raw: ServerResponse }>();
+    const response = nodeResponse(reply);
     const requestId = requestIdOf(request, response);
     const { status, message } = this.describe(exception);
 
     if (status >= 500) {
-      this.logger.error({ err: exception, requestId }, `${request.method} ${request.path} failed`);
+      this.logger.error({ err: exception, requestId }, `${request.method} ${(request.url ?? '').split('?')[0]} failed`);
     }
     if (response.headersSent) {
       return;
@@ -33,16 +56,13 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (exception instanceof TooManyRequestsException) {
       response.setHeader('Retry-After', String(exception.retryAfterSeconds));
     }
-    const body: ErrorResponseDto = {
-      statusCode: status,
-      error: STATUS_CODES[status] ?? 'Error',
-      message,
-      requestId,
-    };
-    response.status(status).json(body);
+    this.adapterHost.httpAdapter.reply(reply, errorBody(status, message, requestId), status);
   }
 
   private describe(exception: unknown): { status: number; message: string } {
+    if (isFastifyClientError(exception)) {
+      return { status: exception.statusCode, message: exception.message };
+    }
     if (!(exception instanceof HttpException)) {
       return { status: HttpStatus.INTERNAL_SERVER_ERROR, message: 'internal server error' };
     }

@@ -6,7 +6,9 @@ import {
   PayloadTooLargeException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import { NextFunction, Request, RequestHandler, Response, json } from 'express';
+import { json } from 'body-parser';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import typeIs from 'type-is';
 import { BodySizeLimits } from './body-size-limits';
 
 interface BodyParserError {
@@ -30,7 +32,12 @@ function toHttpException(error: BodyParserError, limit: string): HttpException {
   }
 }
 
-function hasBody(req: Request): boolean {
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/** The request as the middleware sees it on either adapter (Fastify hands middleware node's own request). */
+type MiddlewareRequest = IncomingMessage & { originalUrl?: string };
+
+function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
@@ -38,20 +45,21 @@ function hasBody(req: Request): boolean {
 /**
  * JSON body parsing as Nest middleware (instead of the adapter's built-in
  * parser) so malformed, oversized and non-JSON bodies reach the global
- * exception filter and get the contract's error body. The size limit is the
- * route's own (see BodySizeLimits).
+ * exception filter and get the contract's error body, with the same rules and
+ * messages on both HTTP adapters (Fastify hands the parsed body on, see
+ * http-adapter.ts). The size limit is the route's own (see BodySizeLimits).
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
-  private readonly parsers = new Map<string, RequestHandler>();
+  private readonly parsers = new Map<string, ReturnType<typeof json>>();
 
   constructor(private readonly limits: BodySizeLimits) {}
 
-  async use(req: Request, res: Response, next: NextFunction): Promise<void> {
-    if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+  async use(req: MiddlewareRequest, res: ServerResponse, next: () => void): Promise<void> {
+    if (hasBody(req) && !typeIs(req, JSON_TYPES)) {
       throw new UnsupportedMediaTypeException('request body must be application/json');
     }
-    const limit = this.limits.limitFor(req.originalUrl.split('?')[0]);
+    const limit = this.limits.limitFor((req.originalUrl ?? req.url ?? '').split('?')[0]);
     await new Promise<void>((resolve, reject) => {
       void this.parserFor(limit)(req, res, (error?: unknown) =>
         error ? reject(toHttpException(error, limit)) : resolve(),
@@ -60,7 +68,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
     next();
   }
 
-  private parserFor(limit: string): RequestHandler {
+  private parserFor(limit: string): ReturnType<typeof json> {
     let parser = this.parsers.get(limit);
     if (!parser) {
       parser = json({ limit, strict: true });

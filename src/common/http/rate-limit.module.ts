@@ -1,17 +1,17 @@
 import { ExecutionContext, Injectable, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { SkipThrottle, ThrottlerGuard, ThrottlerLimitDetail, ThrottlerModule } from '@nestjs/throttler';
-import { Request } from 'express';
 import { hashToken } from '../../auth/token-hash';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { TooManyRequestsException } from '../errors/too-many-requests.exception';
+import { HttpRequest } from './http-request';
 
 const THROTTLERS = { ip: 'ip', token: 'token' } as const;
 
 /** Exempts a route or controller from both rate-limit windows. */
 export const SkipRateLimit = () => SkipThrottle({ [THROTTLERS.ip]: true, [THROTTLERS.token]: true });
 
-function bearerToken(req: Request): string | undefined {
+function bearerToken(req: HttpRequest): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   return match?.[1];
 }
@@ -45,13 +45,13 @@ export class RateLimitGuard extends ThrottlerGuard {
           // One window per client across all routes (the default key is per route).
           generateKey: (_context: ExecutionContext, tracker: string, throttler: string) => `${throttler}:${tracker}`,
           throttlers: [
-            { name: THROTTLERS.ip, ...window, getTracker: (req: Record<string, unknown>) => String((req as unknown as Request).ip) },
+            { name: THROTTLERS.ip, ...window, getTracker: (req: Record<string, unknown>) => String((req as unknown as HttpRequest).ip) },
             {
               name: THROTTLERS.token,
               ...window,
-              getTracker: (req: Record<string, unknown>) => hashToken(bearerToken(req as unknown as Request) ?? ''),
+              getTracker: (req: Record<string, unknown>) => hashToken(bearerToken(req as unknown as HttpRequest) ?? ''),
               // A throttler's own skipIf replaces the common one, so it repeats `disabled`.
-              skipIf: (context: ExecutionContext) => disabled || !bearerToken(context.switchToHttp().getRequest<Request>()),
+              skipIf: (context: ExecutionContext) => disabled || !bearerToken(context.switchToHttp().getRequest<HttpRequest>()),
             },
           ],
         };

@@ -8,19 +8,21 @@ type RequestWithId = IncomingMessage & { id?: unknown };
 
 /**
  * The request's id: a valid incoming X-Request-Id is echoed, otherwise a new
- * UUID. Idempotent, so the logger and the error filter can both call it in
- * whatever order they run, and the reply always carries the header.
+ * UUID. Idempotent, so the adapter, the logger and the error filter can all
+ * call it in whatever order they run; given the response, it also makes sure
+ * the reply carries the header.
  */
-export function requestIdOf(req: IncomingMessage, res: ServerResponse): string {
+export function requestIdOf(req: IncomingMessage, res?: ServerResponse): string {
   const request = req as RequestWithId;
-  if (typeof request.id === 'string') {
-    return request.id;
-  }
-  const incoming = req.headers[REQUEST_ID_HEADER];
-  const id = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const id = typeof request.id === 'string' ? request.id : newRequestId(req);
   request.id = id;
-  if (!res.headersSent) {
+  if (res && !res.headersSent && !res.hasHeader(REQUEST_ID_HEADER)) {
     res.setHeader('X-Request-Id', id);
   }
   return id;
+}
+
+function newRequestId(req: IncomingMessage): string {
+  const incoming = req.headers[REQUEST_ID_HEADER];
+  return typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Request } from 'express';
+import { HttpRequest } from '../../common/http/http-request';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
 import { SkipRateLimit } from '../../common/http/rate-limit.module';
 import { UpstreamCallbacksService } from './upstream-callbacks.service';
@@ -24,7 +24,7 @@ export class UpstreamCallbacksController {
   })
   @ApiHeader({ name: 'X-HMAC-SIGNATURE', required: true })
   @ApiErrors(400, 401)
-  receive(@Req() req: Request, @Body() body: unknown): Promise<void> {
+  receive(@Req() req: HttpRequest, @Body() body: unknown): Promise<void> {
     return this.callbacks.receive({
       method: req.method,
       query: Object.fromEntries(
