@@ -1,5 +1,11 @@
+import { NodeVersionEntity } from '../src/nodes/entities/node-version.entity';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
 import { NodesRepository } from '../src/nodes/nodes.repository';
+import { PublisherMemberEntity } from '../src/publishers/entities/publisher-member.entity';
+import { PublisherEntity } from '../src/publishers/entities/publisher.entity';
+import { PublishersRepository } from '../src/publishers/publishers.repository';
+import { UserEntity } from '../src/users/entities/user.entity';
+import { UsersRepository } from '../src/users/users.repository';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser, unique } from './support/test-app';
 
@@ -63,6 +69,27 @@ describe('Nodes', () => {
         .send({ id: unique('n'), name: 'n', search_ranking: 100 })
         .expect(403);
       expect(adminField.body.message).toContain('search_ranking');
+    });
+
+    it('finds rows by prepared SQL exactly as TypeORM findOne would, and nothing for unknown keys', async () => {
+      const f = await createPublisherWithNode(t, { tags: ['a'], translations: { de: { name: 'Knoten' } } });
+      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`).set(f.owner.auth).send({ version: '1.0.0', dependencies: ['numpy'] }).expect(201);
+      const { manager } = t.dataSource;
+      const nodes = t.app.get(NodesRepository);
+      const publishers = t.app.get(PublishersRepository);
+      const node = await nodes.findNode(f.nodeId.toLowerCase());
+      expect(node).toEqual(await manager.findOneByOrFail(NodeEntity, { id: f.nodeId }));
+      const version = await manager.findOneByOrFail(NodeVersionEntity, { nodeId: f.nodeId });
+      expect(await nodes.findVersion(manager, f.nodeId, '1.0.0')).toEqual(version);
+      expect(await nodes.findVersion(manager, f.nodeId, version.id)).toEqual(version);
+      expect(await publishers.findById(f.publisherId)).toEqual(await manager.findOneByOrFail(PublisherEntity, { id: f.publisherId }));
+      expect(await publishers.findMembership(f.publisherId, f.member.id)).toEqual(
+        await manager.findOneByOrFail(PublisherMemberEntity, { publisherId: f.publisherId, userId: f.member.id }),
+      );
+      expect(await t.app.get(UsersRepository).findById(f.owner.id)).toEqual(await manager.findOneByOrFail(UserEntity, { id: f.owner.id }));
+      expect(await nodes.findNode('no-such-node')).toBeNull();
+      expect(await nodes.findVersion(manager, 'other-node', '1.0.0')).toBeNull();
+      expect(await publishers.findMembership(f.publisherId, outsider.id)).toBeNull();
     });
 
     it('loads a node for display exactly as TypeORM would (booleans, arrays, dates, relations)', async () => {

@@ -1,4 +1,4 @@
-import { DataSource, EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityManager, EntityMetadata, EntityTarget, FindOneOptions, ObjectLiteral } from 'typeorm';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 export interface JoinedEntity {
@@ -67,8 +67,9 @@ export function hydrate<T extends ObjectLiteral>(dataSource: DataSource, entity:
  * A findOne whose SQL is built once: TypeORM's find options cost more to
  * turn into SQL on every request than the query costs to run. `where` is an
  * OR of ANDs of equalities on entity properties (like TypeORM's `where`
- * array); `lock` takes the row FOR UPDATE on PostgreSQL (SQLite serialises
- * writers instead, see TransactionRunner).
+ * array). It takes the same `lock` option as findOne (from
+ * TransactionRunner.lockForUpdate: FOR UPDATE on PostgreSQL, none on SQLite,
+ * which serialises writers instead).
  */
 export class PreparedFindOne<T extends ObjectLiteral> {
   private readonly sql = new Map<string, string>();
@@ -77,21 +78,28 @@ export class PreparedFindOne<T extends ObjectLiteral> {
   constructor(
     target: EntityTarget<T>,
     private readonly where: (keyof T & string)[][],
-    private readonly options: { lock?: boolean } = {},
   ) {
     this.entity = { target, alias: 't' };
   }
 
-  async run(manager: EntityManager, values: Partial<Record<keyof T & string, unknown>>): Promise<T | null> {
+  async run(
+    manager: EntityManager,
+    values: Partial<Record<keyof T & string, unknown>>,
+    { lock }: Pick<FindOneOptions, 'lock'> = {},
+  ): Promise<T | null> {
+    if (lock && lock.mode !== 'pessimistic_write') {
+      throw new Error(`PreparedFindOne supports only pessimistic_write locks, not ${lock.mode}`);
+    }
     const parameters = this.where.flat().map((property) => values[property]);
-    const [row] = await manager.query<Record<string, unknown>[]>(this.sqlFor(manager.connection), parameters);
+    const [row] = await manager.query<Record<string, unknown>[]>(this.sqlFor(manager.connection, lock !== undefined), parameters);
     return row ? (hydrate<T>(manager.connection, this.entity, row) ?? null) : null;
   }
 
-  private sqlFor(dataSource: DataSource): string {
-    // One statement per driver: tests may run SQLite and PostgreSQL data sources in one process.
+  private sqlFor(dataSource: DataSource, forUpdate: boolean): string {
+    // One statement per driver and lock: tests may run SQLite and PostgreSQL data sources in one process.
     const driverType = String(dataSource.options.type);
-    let sql = this.sql.get(driverType);
+    const key = `${driverType}:${forUpdate}`;
+    let sql = this.sql.get(key);
     if (!sql) {
       const { driver } = dataSource;
       const metadata = dataSource.getMetadata(this.entity.target);
@@ -106,11 +114,11 @@ export class PreparedFindOne<T extends ObjectLiteral> {
           })
           .join(' AND '),
       );
-      const lock = this.options.lock && driverType === 'postgres' ? ' FOR UPDATE' : '';
+      const lock = forUpdate ? ' FOR UPDATE' : '';
       sql =
         `SELECT ${selectColumns(dataSource, this.entity)} FROM ${driver.escape(metadata.tableName)} ${alias}` +
         ` WHERE ${conditions.map((condition) => `(${condition})`).join(' OR ')} LIMIT 1${lock}`;
-      this.sql.set(driverType, sql);
+      this.sql.set(key, sql);
     }
     return sql;
   }

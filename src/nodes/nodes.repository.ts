@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, Not } from 'typeorm';
-import { hydrate, JoinedEntity, selectColumns } from '../database/prepared-select';
+import { hydrate, JoinedEntity, PreparedFindOne, selectColumns } from '../database/prepared-select';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
@@ -24,6 +24,11 @@ const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 @Injectable()
 export class NodesRepository {
   private displayQuery?: string;
+  private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
+  private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
+    ['nodeId', 'id'],
+    ['nodeId', 'version'],
+  ]);
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -32,7 +37,7 @@ export class NodesRepository {
     manager: EntityManager = this.dataSource.manager,
     options: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<NodeEntity | null> {
-    return manager.findOne(NodeEntity, { where: { normalizedId }, ...options });
+    return this.nodeByNormalizedId.run(manager, { normalizedId }, options);
   }
 
   /**
@@ -106,12 +111,7 @@ export class NodesRepository {
 
   /** A version of the node by its id or by its semantic version string. */
   findVersion(manager: EntityManager, nodeId: string, idOrVersion: string): Promise<NodeVersionEntity | null> {
-    return manager.findOne(NodeVersionEntity, {
-      where: [
-        { nodeId, id: idOrVersion },
-        { nodeId, version: idOrVersion },
-      ],
-    });
+    return this.versionByIdOrNumber.run(manager, { nodeId, id: idOrVersion, version: idOrVersion });
   }
 
   findVersionByNumber(manager: EntityManager, nodeId: string, version: string): Promise<NodeVersionEntity | null> {

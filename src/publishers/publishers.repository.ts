@@ -1,19 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { PreparedFindOne } from '../database/prepared-select';
 import { PublisherMemberEntity } from './entities/publisher-member.entity';
 import { PublisherEntity } from './entities/publisher.entity';
 
 /** Data access for the publisher aggregate: the publisher and its members. */
 @Injectable()
 export class PublishersRepository {
+  private readonly publisherById = new PreparedFindOne(PublisherEntity, [['id']]);
+  private readonly membership = new PreparedFindOne(PublisherMemberEntity, [['publisherId', 'userId']]);
+
   constructor(private readonly dataSource: DataSource) {}
 
   findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<PublisherEntity | null> {
-    return manager.findOne(PublisherEntity, { where: { id } });
+    return this.publisherById.run(manager, { id });
   }
 
   findMembership(publisherId: string, userId: string, manager: EntityManager = this.dataSource.manager) {
-    return manager.findOne(PublisherMemberEntity, { where: { publisherId, userId } });
+    return this.membership.run(manager, { publisherId, userId });
   }
 
   membersWithUsers(publisherId: string): Promise<PublisherMemberEntity[]> {

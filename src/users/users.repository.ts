@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
+import { PreparedFindOne } from '../database/prepared-select';
 import { AccessTokenEntity } from './entities/access-token.entity';
 import { CreditLedgerEntryEntity } from './entities/credit-ledger-entry.entity';
 import { UserEntity } from './entities/user.entity';
@@ -7,10 +8,12 @@ import { UserEntity } from './entities/user.entity';
 /** Data access for the user aggregate: the user, its tokens and its credit ledger. */
 @Injectable()
 export class UsersRepository {
+  private readonly userById = new PreparedFindOne(UserEntity, [['id']]);
+
   constructor(private readonly dataSource: DataSource) {}
 
   findById(id: string, manager: EntityManager = this.dataSource.manager, options: Pick<FindOneOptions, 'lock'> = {}) {
-    return manager.findOne(UserEntity, { where: { id }, ...options });
+    return this.userById.run(manager, { id }, options);
   }
 
   findByEmail(email: string, manager: EntityManager = this.dataSource.manager) {
