@@ -1,5 +1,5 @@
-// Calibration: the same trivial JSON route on plain node:http, on Express, and
-// on Nest over Express, so the benchmark shows what the framework alone costs
+// Calibration: the same trivial JSON route on plain node:http, on Express, on
+// Nest over Express and on Nest over Fastify, so the benchmark shows what the framework alone costs
 // on this machine (the targets assume Express reaches ~0.4 of node:http).
 require('reflect-metadata');
 const { createServer } = require('node:http');
@@ -19,7 +19,7 @@ async function listen() {
     app.get('/', (req, res) => res.json({ ok: true }));
     return createServer(app).listen(0, '127.0.0.1');
   }
-  if (kind === 'nest-express') {
+  if (kind === 'nest-express' || kind === 'nest-fastify') {
     const { Controller, Get, Module } = require('@nestjs/common');
     const { NestFactory } = require('@nestjs/core');
     class HelloController {
@@ -30,7 +30,8 @@ async function listen() {
     Reflect.decorate([Get()], HelloController.prototype, 'hello', Object.getOwnPropertyDescriptor(HelloController.prototype, 'hello'));
     const controller = Reflect.decorate([Controller()], HelloController);
     const module = Reflect.decorate([Module({ controllers: [controller] })], class HelloModule {});
-    const app = await NestFactory.create(module, { logger: false });
+    const adapter = kind === 'nest-fastify' ? new (require('@nestjs/platform-fastify').FastifyAdapter)() : undefined;
+    const app = adapter ? await NestFactory.create(module, adapter, { logger: false }) : await NestFactory.create(module, { logger: false });
     await app.listen(0, '127.0.0.1');
     return app.getHttpServer();
   }

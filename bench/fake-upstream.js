@@ -15,5 +15,5 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => process.send?.({ port: server.address().port }));
+server.listen(Number(process.env.BENCH_UPSTREAM_PORT ?? 0), '127.0.0.1', () => process.send?.({ port: server.address().port }));
 process.on('disconnect', () => process.exit(0));

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // `npm run bench [-- --smoke]`: measures the service against the practical
 // limit of Node on this machine and writes bench/results.json.
-//   - the service on SQLite (and on PostgreSQL when BENCH_DATABASE_URL is set);
+//   - the service on SQLite (and on PostgreSQL when BENCH_DATABASE_URL is set), on the
+//     default Express adapter and on the opt-in Fastify one (HTTP_ADAPTER=fastify);
 //   - beside it, bench/baseline-server.js: node:http + better-sqlite3 doing the same work;
 //   - the video route in front of a fake upstream with a fixed delay, beside requests sent straight to it;
 //   - 2,000 concurrent video creates against an upstream that answers after 2 s;
 //   - cold start to a ready /health/ready;
-//   - calibration: a trivial route on node:http, Express and Nest over Express (bench/calibration-server.js).
+//   - calibration: a trivial route on node:http, Express, Nest over Express and Nest over Fastify (bench/calibration-server.js).
 // --smoke runs every step for a couple of seconds so CI keeps the script working.
 const autocannon = require('autocannon');
 const { execFileSync, fork, spawn } = require('node:child_process');
@@ -59,7 +60,9 @@ function cli(databaseUrl, ...args) {
   return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString());
 }
 
-async function startService(databaseUrl, upstreamUrl) {
+const ADAPTERS = ['express', 'fastify'];
+
+async function startService(databaseUrl, upstreamUrl, adapter = 'express') {
   const port = await freePort();
   const started = Date.now();
   const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
@@ -67,6 +70,7 @@ async function startService(databaseUrl, upstreamUrl) {
       ...process.env,
       PORT: String(port),
       DATABASE_URL: databaseUrl,
+      HTTP_ADAPTER: adapter,
       LOG_LEVEL: 'warn',
       THROTTLE_LIMIT: '0',
       VIDEO_UPSTREAM_URL: upstreamUrl,
@@ -170,8 +174,8 @@ function registryRoutes(fixture) {
   ];
 }
 
-async function benchDatabase(label, databaseUrl, sqlitePath, upstream) {
-  const service = await startService(databaseUrl, upstream.url);
+async function benchDatabase(label, databaseUrl, sqlitePath, upstream, adapter) {
+  const service = await startService(databaseUrl, upstream.url, adapter);
   const fixture = await seed(databaseUrl, service.url);
   const baseline = sqlitePath ? await startHelper('baseline-server.js', { BENCH_SQLITE_PATH: sqlitePath }) : undefined;
   const target = { url: service.url, pid: service.child.pid };
@@ -179,25 +183,25 @@ async function benchDatabase(label, databaseUrl, sqlitePath, upstream) {
   for (const route of registryRoutes(fixture)) {
     const options = { method: route.method, headers: route.headers, body: route.body };
     if (baseline) {
-      rows.push({ database: label, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
+      rows.push({ database: label, adapter, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
     } else {
-      rows.push({ database: label, route: route.name, service: await measure(target, route.path, options) });
+      rows.push({ database: label, adapter, route: route.name, service: await measure(target, route.path, options) });
     }
   }
   const video = { method: 'POST', headers: { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ model: 'videoq2-turbo', duration: 2, prompt: 'benchmark' }) };
   const direct = { ...video, headers: { Authorization: 'Token bench-key', 'Content-Type': 'application/json' } };
   const viaService = await compare(target, upstream, '/proxy/video/reference2video', '/ent/v2/reference2video', video, direct);
-  rows.push({ database: label, route: 'POST reference2video', ...viaService, addedP50Ms: +(viaService.service.p50Ms - viaService.baseline.p50Ms).toFixed(2) });
+  rows.push({ database: label, adapter, route: 'POST reference2video', ...viaService, addedP50Ms: +(viaService.service.p50Ms - viaService.baseline.p50Ms).toFixed(2) });
   baseline?.child.disconnect();
   const peak = peakRssMb(service.child.pid);
   service.child.kill('SIGTERM');
-  return { rows, coldStartMs: service.coldStartMs, peakRssMb: peak, fixture };
+  return { label: `${label}/${adapter}`, rows, coldStartMs: service.coldStartMs, peakRssMb: peak, fixture };
 }
 
-/** The framework alone: a trivial JSON route on node:http, Express and Nest over Express. */
+/** The framework alone: a trivial JSON route on node:http, Express, Nest over Express and Nest over Fastify. */
 async function calibration() {
   const rows = [];
-  for (const kind of ['node:http', 'express', 'nest-express']) {
+  for (const kind of ['node:http', 'express', 'nest-express', 'nest-fastify']) {
     const server = await startHelper('calibration-server.js', { BENCH_CALIBRATION: kind });
     rows.push({ server: kind, ...summary(await load(`${server.url}/`, {})) });
     server.child.disconnect();
@@ -207,9 +211,9 @@ async function calibration() {
 }
 
 /** BURST concurrent creates against an upstream that answers after 2 s: all must succeed. */
-async function burst(databaseUrl) {
+async function burst(databaseUrl, adapter) {
   const slow = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: '2000' });
-  const service = await startService(databaseUrl, slow.url);
+  const service = await startService(databaseUrl, slow.url, adapter);
   const fixture = await seed(databaseUrl, service.url);
   const result = await new Promise((resolve, reject) =>
     autocannon(
@@ -229,6 +233,7 @@ async function burst(databaseUrl) {
   service.child.kill('SIGTERM');
   slow.child.disconnect();
   return {
+    adapter,
     concurrent: BURST,
     succeeded: result['2xx'],
     failed: result.non2xx + result.errors + result.timeouts,
@@ -239,12 +244,12 @@ async function burst(databaseUrl) {
 }
 
 function printTable(rows) {
-  const line = (cells) => cells.map((cell, i) => String(cell ?? '—').padEnd(i === 1 ? 22 : 12)).join('');
-  console.log(line(['database', 'route', 'svc req/s', 'svc p50', 'svc p99', 'svc cpu ms', 'base req/s', 'base p50', 'base p99', 'base cpu ms', 'ratio', 'ratio range']));
+  const line = (cells) => cells.map((cell, i) => String(cell ?? '—').padEnd(i === 2 ? 22 : 10)).join('');
+  console.log(line(['database', 'adapter', 'route', 'svc req/s', 'svc p50', 'svc p99', 'svc cpu ms', 'base req/s', 'base p50', 'base p99', 'base cpu ms', 'ratio', 'ratio range']));
   for (const r of rows) {
     const s = r.service;
     const b = r.baseline;
-    console.log(line([r.database, r.route, s.requestsPerSecond, s.p50Ms, s.p99Ms, s.cpuMsPerRequest, b?.requestsPerSecond, b?.p50Ms, b?.p99Ms, b?.cpuMsPerRequest, r.ratio, r.ratioRange?.join('–')]));
+    console.log(line([r.database, r.adapter, r.route, s.requestsPerSecond, s.p50Ms, s.p99Ms, s.cpuMsPerRequest, b?.requestsPerSecond, b?.p50Ms, b?.p99Ms, b?.cpuMsPerRequest, r.ratio, r.ratioRange?.join('–')]));
   }
 }
 
@@ -254,12 +259,17 @@ async function main() {
   const upstreamHelper = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: '20' });
   const upstream = { url: upstreamHelper.url, pid: upstreamHelper.child.pid };
   try {
-    const sqlitePath = join(dir, 'bench.db');
-    const runs = [await benchDatabase('sqlite', `sqlite:${sqlitePath}`, sqlitePath, upstream)];
-    if (process.env.BENCH_DATABASE_URL) {
-      runs.push(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, undefined, upstream));
+    const runs = [];
+    const bursts = [];
+    for (const adapter of ADAPTERS) {
+      // A fresh SQLite file per adapter, so neither inherits the other's rows.
+      const sqlitePath = join(dir, `bench-${adapter}.db`);
+      runs.push(await benchDatabase('sqlite', `sqlite:${sqlitePath}`, sqlitePath, upstream, adapter));
+      if (process.env.BENCH_DATABASE_URL) {
+        runs.push(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, undefined, upstream, adapter));
+      }
+      bursts.push(await burst(`sqlite:${join(dir, `burst-${adapter}.db`)}`, adapter));
     }
-    const burstResult = await burst(`sqlite:${join(dir, 'burst.db')}`);
     const frameworks = await calibration();
     const rows = runs.flatMap((run) => run.rows);
     printTable(rows);
@@ -267,11 +277,13 @@ async function main() {
       `framework alone (trivial JSON route): ${frameworks.map((f) => `${f.server} ${f.requestsPerSecond} req/s (${f.ratio})`).join(', ')}`,
     );
     for (const run of runs) {
-      console.log(`${run.rows[0].database}: cold start to /health/ready ${run.coldStartMs} ms, peak RSS ${run.peakRssMb} MB`);
+      console.log(`${run.label}: cold start to /health/ready ${run.coldStartMs} ms, peak RSS ${run.peakRssMb} MB`);
     }
-    console.log(
-      `video burst: ${burstResult.succeeded}/${burstResult.concurrent} succeeded against a 2 s upstream (failures ${JSON.stringify(burstResult.failures)}), peak RSS ${burstResult.peakRssMb} MB`,
-    );
+    for (const b of bursts) {
+      console.log(
+        `video burst (${b.adapter}): ${b.succeeded}/${b.concurrent} succeeded against a 2 s upstream (failures ${JSON.stringify(b.failures)}), peak RSS ${b.peakRssMb} MB`,
+      );
+    }
     const results = {
       when: new Date().toISOString(),
       smoke: SMOKE,
@@ -279,16 +291,17 @@ async function main() {
       durationSeconds: DURATION_S,
       connections: CONNECTIONS,
       rows,
-      coldStartMs: Object.fromEntries(runs.map((run) => [run.rows[0].database, run.coldStartMs])),
-      peakRssMb: Object.fromEntries(runs.map((run) => [run.rows[0].database, run.peakRssMb])),
-      videoBurst: burstResult,
+      coldStartMs: Object.fromEntries(runs.map((run) => [run.label, run.coldStartMs])),
+      peakRssMb: Object.fromEntries(runs.map((run) => [run.label, run.peakRssMb])),
+      videoBursts: bursts,
       calibration: frameworks,
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`wrote ${RESULTS}`);
-    const broken = rows.filter((r) => r.service.non2xx > 0 || r.service.requestsPerSecond === 0).map((r) => r.route);
-    if (broken.length > 0 || burstResult.failed > 0) {
-      console.error(`requests failed: ${broken.join(', ') || 'video burst'}`);
+    const broken = rows.filter((r) => r.service.non2xx > 0 || r.service.requestsPerSecond === 0).map((r) => `${r.adapter} ${r.route}`);
+    const failedBursts = bursts.filter((b) => b.failed > 0).map((b) => `${b.adapter} video burst`);
+    if (broken.length > 0 || failedBursts.length > 0) {
+      console.error(`requests failed: ${[...broken, ...failedBursts].join(', ')}`);
       process.exitCode = 1;
     }
   } finally {

@@ -1,7 +1,6 @@
 import { HttpService } from '@nestjs/axios';
 import { BadGatewayException, GatewayTimeoutException, HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { AxiosError, AxiosResponse } from 'axios';
-import { firstValueFrom, Observable } from 'rxjs';
 import { VideoTaskReplyDto } from '../dto/video-task.dto';
 import { videoConfig, VideoConfig } from '../video.config';
 import { parseTaskReply, parseTaskStatus, UpstreamTaskStatus, upstreamFailure } from './upstream-protocol';
@@ -24,7 +23,7 @@ export class VideoUpstreamClient {
   /** Creates a reference-to-video task; any failure is thrown as the contract's HTTP error. */
   async createTask(body: object): Promise<VideoTaskReplyDto> {
     const response = await this.send(() =>
-      this.http.post<unknown>(`${this.target.url}/ent/v2/reference2video`, body, this.requestOptions()),
+      this.http.axiosRef.post<unknown>(`${this.target.url}/ent/v2/reference2video`, body, this.requestOptions()),
     );
     if (response.status < 200 || response.status >= 300) {
       throw upstreamFailure(response.status, response.data, response.headers, this.target.apiKey);
@@ -39,7 +38,7 @@ export class VideoUpstreamClient {
   /** The task's current state from the upstream (`GET /ent/v2/tasks/{id}/creations`). */
   async queryTask(taskId: string): Promise<UpstreamTaskStatus> {
     const response = await this.send(() =>
-      this.http.get<unknown>(`${this.target.url}/ent/v2/tasks/${encodeURIComponent(taskId)}/creations`, this.requestOptions()),
+      this.http.axiosRef.get<unknown>(`${this.target.url}/ent/v2/tasks/${encodeURIComponent(taskId)}/creations`, this.requestOptions()),
     );
     if (response.status < 200 || response.status >= 300) {
       throw upstreamFailure(response.status, response.data, response.headers, this.target.apiKey);
@@ -65,9 +64,14 @@ export class VideoUpstreamClient {
     };
   }
 
-  private async send<R extends AxiosResponse<unknown>>(request: () => Observable<R>): Promise<R> {
+  /**
+   * Through HttpModule's axios instance directly: HttpService's Observable
+   * wrapper cancels the finished request on unsubscribe, building (and
+   * discarding) a CanceledError with its stack trace for every call.
+   */
+  private async send<R extends AxiosResponse<unknown>>(request: () => Promise<R>): Promise<R> {
     try {
-      return await firstValueFrom(request());
+      return await request();
     } catch (error) {
       throw this.transportFailure(error);
     }
