@@ -92,6 +92,19 @@ describe('Nodes', () => {
       expect(await publishers.findMembership(f.publisherId, outsider.id)).toBeNull();
     });
 
+    it('writes by prepared UPDATE what manager.update would (arrays, JSON, dates, nulls), and only the given columns', async () => {
+      const f = await createPublisherWithNode(t, { description: 'before', tags: ['a'] });
+      const { manager } = t.dataSource;
+      const at = new Date('2026-01-02T03:04:05.678Z');
+      const changes = { tags: ['x', 'y'], translations: { de: { name: 'Knoten' } }, description: null, updatedAt: at, author: undefined };
+      const before = await manager.findOneByOrFail(NodeEntity, { id: f.nodeId });
+      await t.app.get(NodesRepository).updateNode(manager, f.nodeId, changes);
+      const viaPrepared = await manager.findOneByOrFail(NodeEntity, { id: f.nodeId });
+      expect(viaPrepared).toEqual({ ...before, tags: ['x', 'y'], translations: { de: { name: 'Knoten' } }, description: null, updatedAt: at });
+      await manager.update(NodeEntity, { id: f.nodeId }, { tags: ['x', 'y'], translations: { de: { name: 'Knoten' } }, description: null, updatedAt: at });
+      expect(await manager.findOneByOrFail(NodeEntity, { id: f.nodeId })).toEqual(viaPrepared);
+    });
+
     it('loads a node for display exactly as TypeORM would (booleans, arrays, dates, relations)', async () => {
       const f = await createPublisherWithNode(t, { tags: ['a'], translations: { de: { name: 'Knoten' } }, repository: 'https://example.com/r' });
       await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`).set(f.owner.auth).send({ version: '1.0.0', dependencies: ['numpy'] }).expect(201);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, Not } from 'typeorm';
-import { hydrate, JoinedEntity, PreparedFindOne, selectColumns } from '../database/prepared-select';
+import { hydrate, JoinedEntity, PreparedFindOne, PreparedSql, PreparedUpdate, selectColumns } from '../database/prepared-statements';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
@@ -23,12 +23,23 @@ const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 
 @Injectable()
 export class NodesRepository {
-  private displayQuery?: string;
+  private readonly displayQuery = new PreparedSql((dataSource) => {
+    const escape = (name: string) => dataSource.driver.escape(name);
+    const columns = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION].map((e) => selectColumns(dataSource, e)).join(', ');
+    return (
+      `SELECT ${columns} FROM ${escape('nodes')} ${escape('n')}` +
+      ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${escape('p')}.${escape('id')} = ${escape('n')}.${escape('publisher_id')}` +
+      ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${escape('v')}.${escape('id')} = ${escape('n')}.${escape('latest_version_id')}` +
+      ` WHERE ${escape('n')}.${escape('normalized_id')} = ${dataSource.driver.createParameter('normalizedId', 0)}`
+    );
+  });
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
     ['nodeId', 'id'],
     ['nodeId', 'version'],
   ]);
+  private readonly nodeUpdate = new PreparedUpdate(NodeEntity, ['id']);
+  private readonly versionUpdate = new PreparedUpdate(NodeVersionEntity, ['id']);
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -47,26 +58,13 @@ export class NodesRepository {
    * conversions.
    */
   async findNodeForDisplay(normalizedId: string): Promise<NodeEntity | null> {
-    const [row] = await this.dataSource.query<Record<string, unknown>[]>(this.displaySql(), [normalizedId]);
+    const [row] = await this.dataSource.query<Record<string, unknown>[]>(this.displayQuery.for(this.dataSource), [normalizedId]);
     if (!row) return null;
     const node = hydrate<NodeEntity>(this.dataSource, DISPLAY_NODE, row);
     if (!node) return null;
     node.publisher = hydrate<PublisherEntity>(this.dataSource, DISPLAY_PUBLISHER, row);
     node.latestVersion = hydrate<NodeVersionEntity>(this.dataSource, DISPLAY_VERSION, row) ?? null;
     return node;
-  }
-
-  private displaySql(): string {
-    if (!this.displayQuery) {
-      const escape = (name: string) => this.dataSource.driver.escape(name);
-      const columns = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION].map((e) => selectColumns(this.dataSource, e)).join(', ');
-      this.displayQuery =
-        `SELECT ${columns} FROM ${escape('nodes')} ${escape('n')}` +
-        ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${escape('p')}.${escape('id')} = ${escape('n')}.${escape('publisher_id')}` +
-        ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${escape('v')}.${escape('id')} = ${escape('n')}.${escape('latest_version_id')}` +
-        ` WHERE ${escape('n')}.${escape('normalized_id')} = ${this.dataSource.driver.createParameter('normalizedId', 0)}`;
-    }
-    return this.displayQuery;
   }
 
   listActiveNodes(filter: NodeListFilter): Promise<[NodeEntity[], number]> {
@@ -97,16 +95,16 @@ export class NodesRepository {
   }
 
   /** Sets the given columns (one UPDATE; save() would SELECT the row first). */
-  async updateNode(manager: EntityManager, nodeId: string, changes: Partial<NodeEntity>): Promise<void> {
-    await manager.update(NodeEntity, { id: nodeId }, changes as Record<string, unknown>);
+  updateNode(manager: EntityManager, nodeId: string, changes: Partial<NodeEntity>): Promise<void> {
+    return this.nodeUpdate.run(manager, { id: nodeId }, changes);
   }
 
-  async setRating(manager: EntityManager, nodeId: string, rating: number): Promise<void> {
-    await manager.update(NodeEntity, { id: nodeId }, { rating });
+  setRating(manager: EntityManager, nodeId: string, rating: number): Promise<void> {
+    return this.nodeUpdate.run(manager, { id: nodeId }, { rating });
   }
 
-  async setLatestVersion(manager: EntityManager, nodeId: string, versionId: string | null): Promise<void> {
-    await manager.update(NodeEntity, { id: nodeId }, { latestVersionId: versionId });
+  setLatestVersion(manager: EntityManager, nodeId: string, versionId: string | null): Promise<void> {
+    return this.nodeUpdate.run(manager, { id: nodeId }, { latestVersionId: versionId });
   }
 
   /** A version of the node by its id or by its semantic version string. */
@@ -137,9 +135,7 @@ export class NodesRepository {
     return version;
   }
 
-  async updateVersion(manager: EntityManager, versionId: string, changes: Partial<NodeVersionEntity>): Promise<void> {
-    if (Object.keys(changes).length > 0) {
-      await manager.update(NodeVersionEntity, { id: versionId }, changes);
-    }
+  updateVersion(manager: EntityManager, versionId: string, changes: Partial<NodeVersionEntity>): Promise<void> {
+    return this.versionUpdate.run(manager, { id: versionId }, changes);
   }
 }

@@ -251,7 +251,10 @@ export class NodesService {
       if (input.status_reason !== undefined) changes.statusReason = input.status_reason;
       Object.assign(version, changes);
       await this.nodes.updateVersion(manager, version.id, changes);
-      await this.refreshLatestVersion(manager, node.id);
+      // Only status and deprecation take part in the latest-version rule; a changelog edit cannot move it.
+      if (changes.deprecated !== undefined || changes.status !== undefined) {
+        await this.refreshLatestVersion(manager, node.id);
+      }
       return toNodeVersionDto(version);
     });
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PreparedFindOne } from '../database/prepared-select';
+import { PreparedFindOne } from '../database/prepared-statements';
 import { PublisherMemberEntity } from './entities/publisher-member.entity';
 import { PublisherEntity } from './entities/publisher.entity';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
-import { PreparedFindOne } from '../database/prepared-select';
+import { PreparedFindOne } from '../database/prepared-statements';
 import { AccessTokenEntity } from './entities/access-token.entity';
 import { CreditLedgerEntryEntity } from './entities/credit-ledger-entry.entity';
 import { UserEntity } from './entities/user.entity';
