@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
-import { PreparedFindOne } from '../database/prepared-statements';
+import { PreparedFindOne, PreparedUpdate } from '../database/prepared-statements';
 import { AccessTokenEntity } from './entities/access-token.entity';
 import { CreditLedgerEntryEntity } from './entities/credit-ledger-entry.entity';
 import { UserEntity } from './entities/user.entity';
@@ -9,6 +9,7 @@ import { UserEntity } from './entities/user.entity';
 @Injectable()
 export class UsersRepository {
   private readonly userById = new PreparedFindOne(UserEntity, [['id']]);
+  private readonly userUpdate = new PreparedUpdate(UserEntity, ['id']);
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -48,8 +49,8 @@ export class UsersRepository {
     await manager.update(UserEntity, { id: userId }, { webhookSecret: secret });
   }
 
-  setCredits(manager: EntityManager, userId: string, credits: number): Promise<unknown> {
-    return manager.update(UserEntity, { id: userId }, { credits });
+  setCredits(manager: EntityManager, userId: string, credits: number): Promise<void> {
+    return this.userUpdate.run(manager, { id: userId }, { credits });
   }
 
   /** The owner of an unrevoked token with this hash, in one query. */
@@ -73,8 +74,9 @@ export class UsersRepository {
     return token.tokenHash;
   }
 
-  appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<CreditLedgerEntryEntity> {
-    return manager.save(CreditLedgerEntryEntity, manager.create(CreditLedgerEntryEntity, entry));
+  /** INSERT, not save(): save() runs TypeORM's whole persistence machinery for a row that is only ever added. */
+  async appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<void> {
+    await manager.insert(CreditLedgerEntryEntity, entry);
   }
 
   ledgerPage(userId: string, page: number, limit: number): Promise<[CreditLedgerEntryEntity[], number]> {
