@@ -1,10 +1,10 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { AppExtension, AppModule } from './app.module';
 import { createHttpAdapter } from './common/http/http-adapter';
 import { requestIdOf } from './common/http/request-id';
+import { AppLogger } from './common/logging/app-logger';
 import { applySecurity } from './common/http/security';
 import { setupSwagger } from './common/openapi/swagger';
 import { appConfig, AppConfig } from './config/config.module';
@@ -28,7 +28,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
     bufferLogs: true,
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(AppLogger));
   app.enableShutdownHooks();
   applySecurity(app, app.get<AppConfig>(appConfig.KEY));
   // Swagger's routes are mounted ahead of Nest's middleware; give them request ids too.

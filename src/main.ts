@@ -1,12 +1,12 @@
-import { Logger } from 'nestjs-pino';
 import { createApp } from './app.factory';
+import { AppLogger } from './common/logging/app-logger';
 import { appConfig, AppConfig } from './config/config.module';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
   const port = app.get<AppConfig>(appConfig.KEY).PORT;
   await app.listen(port);
-  app.get(Logger).log(`listening on http://localhost:${port} (Swagger UI at /docs)`, 'Bootstrap');
+  app.get(AppLogger).log(`listening on http://localhost:${port} (Swagger UI at /docs)`, 'Bootstrap');
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,33 +1,17 @@
-import { Module } from '@nestjs/common';
-import { IncomingMessage, ServerResponse } from 'node:http';
-import { LoggerModule } from 'nestjs-pino';
+import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import pino from 'pino';
 import { appConfig, AppConfig } from '../../config/config.module';
-import { requestIdOf } from '../http/request-id';
+import { AppLogger, ROOT_LOGGER } from './app-logger';
+import { RequestLogMiddleware } from './request-log.middleware';
 
-/**
- * JSON logs (pino): one line per request with request id, method, path,
- * status and duration. Request headers are not logged at all, so no token or
- * cookie can leak into the log.
- */
+/** JSON logs (pino) at LOG_LEVEL: Nest's logger, and one line per request. */
+@Global()
 @Module({
-  imports: [
-    LoggerModule.forRootAsync({
-      inject: [appConfig.KEY],
-      useFactory: (config: AppConfig) => ({
-        pinoHttp: {
-          level: config.LOG_LEVEL,
-          genReqId: (req: IncomingMessage, res: ServerResponse) => requestIdOf(req, res),
-          customProps: (req: IncomingMessage & { id?: unknown }) => ({ requestId: req.id }),
-          customAttributeKeys: { responseTime: 'durationMs' },
-          serializers: {
-            req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
-            res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-          },
-          customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
-            error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-        },
-      }),
-    }),
-  ],
+  providers: [{ provide: ROOT_LOGGER, inject: [appConfig.KEY], useFactory: (config: AppConfig) => pino({ level: config.LOG_LEVEL }) }, AppLogger],
+  exports: [AppLogger],
 })
-export class LoggingModule {}
+export class LoggingModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestLogMiddleware).forRoutes('*');
+  }
+}
