@@ -22,18 +22,19 @@ export class RequestLogMiddleware implements NestMiddleware {
     const started = performance.now();
     const requestId = requestIdOf(req, res);
     res.once('close', () => {
+      // Closed before the reply was sent: the client went away, and there is no status to report.
+      const aborted = !res.writableFinished;
       const status = res.statusCode;
-      const level: Level = !res.writableFinished ? 'warn' : status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      const level: Level = aborted ? 'warn' : status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!this.pino.isLevelEnabled(level)) return;
-      const message = !res.writableFinished ? 'request aborted' : status >= 500 ? 'request errored' : 'request completed';
       this.pino[level](
         {
           requestId,
           req: { method: req.method, path: (req.originalUrl ?? req.url ?? '').split('?')[0] },
-          res: { status },
+          ...(aborted ? {} : { res: { status } }),
           durationMs: Math.round(performance.now() - started),
         },
-        message,
+        aborted ? 'request aborted' : status >= 500 ? 'request errored' : 'request completed',
       );
     });
     next();
