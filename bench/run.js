@@ -3,7 +3,7 @@
 // limit of Node on this machine and writes bench/results.json.
 //   - the service on SQLite (and on PostgreSQL when BENCH_DATABASE_URL is set), on the
 //     default Express adapter and on the opt-in Fastify one (HTTP_ADAPTER=fastify);
-//   - beside it, bench/baseline-server.js: node:http + better-sqlite3 doing the same work;
+//   - beside it, bench/baseline-server.js: node:http + the same database driver doing the same work;
 //   - the video route in front of a fake upstream with a fixed delay, beside requests sent straight to it;
 //   - 2,000 concurrent video creates against an upstream that answers after 2 s;
 //   - cold start to a ready /health/ready;
@@ -174,25 +174,21 @@ function registryRoutes(fixture) {
   ];
 }
 
-async function benchDatabase(label, databaseUrl, sqlitePath, upstream, adapter) {
+async function benchDatabase(label, databaseUrl, upstream, adapter) {
   const service = await startService(databaseUrl, upstream.url, adapter);
   const fixture = await seed(databaseUrl, service.url);
-  const baseline = sqlitePath ? await startHelper('baseline-server.js', { BENCH_SQLITE_PATH: sqlitePath }) : undefined;
+  const baseline = await startHelper('baseline-server.js', { BENCH_BASELINE_DATABASE_URL: databaseUrl });
   const target = { url: service.url, pid: service.child.pid };
   const rows = [];
   for (const route of registryRoutes(fixture)) {
     const options = { method: route.method, headers: route.headers, body: route.body };
-    if (baseline) {
-      rows.push({ database: label, adapter, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
-    } else {
-      rows.push({ database: label, adapter, route: route.name, service: await measure(target, route.path, options) });
-    }
+    rows.push({ database: label, adapter, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
   }
   const video = { method: 'POST', headers: { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ model: 'videoq2-turbo', duration: 2, prompt: 'benchmark' }) };
   const direct = { ...video, headers: { Authorization: 'Token bench-key', 'Content-Type': 'application/json' } };
   const viaService = await compare(target, upstream, '/proxy/video/reference2video', '/ent/v2/reference2video', video, direct);
   rows.push({ database: label, adapter, route: 'POST reference2video', ...viaService, addedP50Ms: +(viaService.service.p50Ms - viaService.baseline.p50Ms).toFixed(2) });
-  baseline?.child.disconnect();
+  baseline.child.disconnect();
   const peak = peakRssMb(service.child.pid);
   service.child.kill('SIGTERM');
   return { label: `${label}/${adapter}`, rows, coldStartMs: service.coldStartMs, peakRssMb: peak, fixture };
@@ -264,9 +260,9 @@ async function main() {
     for (const adapter of ADAPTERS) {
       // A fresh SQLite file per adapter, so neither inherits the other's rows.
       const sqlitePath = join(dir, `bench-${adapter}.db`);
-      runs.push(await benchDatabase('sqlite', `sqlite:${sqlitePath}`, sqlitePath, upstream, adapter));
+      runs.push(await benchDatabase('sqlite', `sqlite:${sqlitePath}`, upstream, adapter));
       if (process.env.BENCH_DATABASE_URL) {
-        runs.push(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, undefined, upstream, adapter));
+        runs.push(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, upstream, adapter));
       }
       bursts.push(await burst(`sqlite:${join(dir, `burst-${adapter}.db`)}`, adapter));
     }

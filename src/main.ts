@@ -1,11 +1,12 @@
 import { createApp } from './app.factory';
+import { listenOnAllInterfaces } from './common/http/http-adapter';
 import { AppLogger } from './common/logging/app-logger';
 import { appConfig, AppConfig } from './config/config.module';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
   const port = app.get<AppConfig>(appConfig.KEY).PORT;
-  await app.listen(port);
+  await listenOnAllInterfaces(app, port);
   app.get(AppLogger).log(`listening on http://localhost:${port} (Swagger UI at /docs)`, 'Bootstrap');
 }
 

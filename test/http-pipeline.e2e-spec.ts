@@ -32,9 +32,13 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
   });
 
   it('a path with invalid percent-encoding is a 400 in the error shape, with its request id', async () => {
-    const res = await t.http.get('/nodes/%E0%A4%A').set('X-Request-Id', 'bad-url-1').expect(400);
+    const res = await t.http.get('/nodes/%E0%A4%A?x=1').set('X-Request-Id', 'bad-url-1').expect(400);
     expectErrorBody(res.body, 400, 'Bad Request', 'bad-url-1');
+    expect(res.body.message).toBe("Failed to decode param '%E0%A4%A'");
     expect(res.headers['x-request-id']).toBe('bad-url-1');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    // A literal %25 is fine: it decodes.
+    await t.http.get('/nodes/a%25b').expect(404);
   });
 
   it('matches routes ignoring case and a trailing slash, on either adapter', async () => {

@@ -43,6 +43,16 @@ describe('CORS', () => {
       expect(allowed.status).toBe(204);
       expect(allowed.headers['access-control-allow-origin']).toBe('https://admin.example.com');
       expect(allowed.headers['access-control-allow-headers']).toContain('Authorization');
+      expect(allowed.headers['access-control-allow-methods']).toBe('GET,HEAD,PUT,PATCH,POST,DELETE');
+      // Errors raised before any route runs (here by the body parser) are readable cross-origin too.
+      const malformed = await t.http
+        .post('/publishers')
+        .set('Origin', 'https://app.example.com')
+        .set('Content-Type', 'application/json')
+        .send('{bad')
+        .expect(400);
+      expect(malformed.headers['access-control-allow-origin']).toBe('https://app.example.com');
+      expect(malformed.headers['content-security-policy']).toContain("default-src 'none'");
       const refused = await t.http.get('/nodes').set('Origin', 'https://evil.example.com').expect(200);
       expect(refused.headers['access-control-allow-origin']).toBeUndefined();
       const exposed = await t.http.get('/nodes').set('Origin', 'https://app.example.com').expect(200);

@@ -4,6 +4,7 @@ import { HttpErrorFilter } from './errors/http-error.filter';
 import { BodySizeLimits } from './http/body-size-limits';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
 import { RateLimitModule } from './http/rate-limit.module';
+import { RejectUndecodablePathMiddleware } from './http/undecodable-path';
 import { LoggingModule } from './logging/logging.module';
 import { StrictValidationPipe } from './validation/validation.pipe';
 
@@ -24,6 +25,6 @@ import { StrictValidationPipe } from './validation/validation.pipe';
 })
 export class CoreModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(JsonBodyMiddleware).forRoutes('*');
+    consumer.apply(RejectUndecodablePathMiddleware, JsonBodyMiddleware).forRoutes('*');
   }
 }

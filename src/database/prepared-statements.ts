@@ -143,6 +143,12 @@ export class PreparedFindOne<T extends ObjectLiteral> {
  * of changed properties. Undefined changes are left out, as "no change".
  */
 export class PreparedUpdate<T extends ObjectLiteral> {
+  /**
+   * Statements kept, at most: clients choose which fields a PUT changes, so
+   * the sets are theirs to vary; the common ones are cached, any others built
+   * per call.
+   */
+  private static readonly MAX_CACHED = 64;
   private readonly sql = new Map<string, { sql: string; columns: ColumnMetadata[] }>();
 
   constructor(
@@ -178,7 +184,7 @@ export class PreparedUpdate<T extends ObjectLiteral> {
         sql: `UPDATE ${driver.escape(metadata.tableName)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`,
         columns,
       };
-      this.sql.set(key, statement);
+      if (this.sql.size < PreparedUpdate.MAX_CACHED) this.sql.set(key, statement);
     }
     return statement;
   }

@@ -1,8 +1,11 @@
+import { INestApplication } from '@nestjs/common';
 import { AbstractHttpAdapter } from '@nestjs/core';
 import type { FastifyServerOptions } from 'fastify';
+import { parse as parseQueryString } from 'node:querystring';
 import { HttpAdapterKind } from '../../config/environment';
 import { errorBody } from '../errors/http-error.filter';
 import { requestIdOf } from './request-id';
+import { markUndecodablePath } from './undecodable-path';
 
 /** Express allows any path parameter length; so does the Fastify adapter (node's header limit still applies). */
 const MAX_PARAM_LENGTH = 16 * 1024;
@@ -10,9 +13,17 @@ const MAX_PARAM_LENGTH = 16 * 1024;
 const FASTIFY_OPTIONS: FastifyServerOptions = {
   // The request id (echoed X-Request-Id or a new UUID) is Fastify's own id too.
   genReqId: (req) => requestIdOf(req),
-  // Route matching as Express does it: case-insensitive, a trailing slash ignored.
-  routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-  // A path Fastify's router rejects before any hook runs (invalid percent-encoding): the contract's error body.
+  routerOptions: {
+    // Route matching as Express does it: case-insensitive, a trailing slash ignored.
+    caseSensitive: false,
+    ignoreTrailingSlash: true,
+    maxParamLength: MAX_PARAM_LENGTH,
+    // Express's query parser, so the same query string means the same thing (invalid UTF-8 included).
+    querystringParser: (query) => parseQueryString(query),
+  },
+  // Invalid percent-encoding reaches the pipeline (see undecodable-path.ts) instead of the router's own error.
+  rewriteUrl: (req) => markUndecodablePath(req),
+  // Anything else the router rejects before any hook runs: at least the contract's error body.
   frameworkErrors: (error, request, reply) => {
     const status = error.statusCode ?? 400;
     reply.raw
@@ -43,4 +54,18 @@ export async function createHttpAdapter(kind: HttpAdapterKind): Promise<Abstract
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (request, _payload, done) => done(null, (request.raw as { body?: unknown }).body));
   return adapter;
+}
+
+/**
+ * Listens on every interface on both adapters, as Node does by default
+ * (Fastify's own default is localhost only, unreachable from outside a
+ * container): dual-stack `::`, or `0.0.0.0` where the host has no IPv6.
+ */
+export async function listenOnAllInterfaces(app: INestApplication, port: number): Promise<void> {
+  try {
+    await app.listen(port, '::');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAFNOSUPPORT') throw error;
+    await app.listen(port, '0.0.0.0');
+  }
 }

@@ -1,4 +1,5 @@
 import { INestApplication } from '@nestjs/common';
+import cors from 'cors';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppConfig } from '../../config/config.module';
@@ -33,18 +34,24 @@ const securityHeaders: Middleware = (req, res, next) =>
 
 /**
  * Security headers (helmet), CORS for the configured origins, and how long a
- * client may take to send a request. Applied before Swagger's routes so they
- * are covered too.
+ * client may take to send a request. Applied before Swagger's routes and
+ * before every other middleware, so every reply is covered, errors included.
+ * CORS is the `cors` middleware on both HTTP adapters (what Express's
+ * enableCors uses), so preflights and allowed methods do not depend on the
+ * adapter.
  */
 export function applySecurity(app: INestApplication, config: AppConfig): void {
   app.use(securityHeaders);
   if (config.CORS_ORIGINS) {
-    app.enableCors({
-      origin: config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((origin) => origin.trim()),
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
-      maxAge: 600,
-    });
+    app.use(
+      cors({
+        origin: config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((origin) => origin.trim()),
+        methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+        exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+        maxAge: 600,
+      }),
+    );
   }
   const server = app.getHttpServer() as Server;
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
