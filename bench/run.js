@@ -211,8 +211,9 @@ async function burst(databaseUrl, adapter) {
   const slow = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: '2000' });
   const service = await startService(databaseUrl, slow.url, adapter);
   const fixture = await seed(databaseUrl, service.url);
-  const result = await new Promise((resolve, reject) =>
-    autocannon(
+  const errorCodes = {};
+  const result = await new Promise((resolve, reject) => {
+    const instance = autocannon(
       {
         url: `${service.url}/proxy/video/reference2video`,
         method: 'POST',
@@ -223,8 +224,13 @@ async function burst(databaseUrl, adapter) {
         body: JSON.stringify({ model: 'videoq2-turbo', duration: 2 }),
       },
       (error, r) => (error ? reject(error) : resolve(r)),
-    ),
-  );
+    );
+    // What a failed request died of (ECONNRESET, a timeout...), so a failure in a run can be explained.
+    instance.on('reqError', (error) => {
+      const code = error.code ?? error.message;
+      errorCodes[code] = (errorCodes[code] ?? 0) + 1;
+    });
+  });
   const peak = peakRssMb(service.child.pid);
   service.child.kill('SIGTERM');
   slow.child.disconnect();
@@ -233,7 +239,7 @@ async function burst(databaseUrl, adapter) {
     concurrent: BURST,
     succeeded: result['2xx'],
     failed: result.non2xx + result.errors + result.timeouts,
-    failures: { non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts },
+    failures: { non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts, errorCodes },
     p50Ms: result.latency.p50,
     peakRssMb: peak,
   };
