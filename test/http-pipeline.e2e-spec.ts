@@ -52,6 +52,18 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     expect(replaced.headers['x-request-id']).not.toBe('bad id with spaces');
   });
 
+  it('JSON nested thousands of levels deep is a 400, not a crash', async () => {
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    const res = await t.http
+      .put('/publishers/p/nodes/n')
+      .set(user.auth)
+      .set('Content-Type', 'application/json')
+      .send(`{"tags": ${deep}}`)
+      .expect(400);
+    expectErrorBody(res.body, 400, 'Bad Request');
+    expect(res.body.message).toContain('is nested more than 32 levels deep');
+  });
+
   it('malformed JSON is a 400 in the error shape', async () => {
     const res = await t.http
       .put('/publishers/p/nodes/n')

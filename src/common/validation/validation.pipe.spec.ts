@@ -2,7 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import { IsInt, IsString, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { NotNullable } from './validators';
-import { StrictValidationPipe } from './validation.pipe';
+import { MAX_INPUT_DEPTH, StrictValidationPipe } from './validation.pipe';
 
 class Inner {
   @IsInt()
@@ -46,5 +46,14 @@ describe('StrictValidationPipe', () => {
 
   it('does not convert types implicitly', async () => {
     expect(await messageFor({ inner: { count: '3' } })).toBe('inner.count must be an integer number');
+  });
+
+  it('rejects nesting deeper than MAX_INPUT_DEPTH with a 400 instead of exhausting the stack', async () => {
+    const nested = (levels: number): unknown => (JSON.parse(`${'['.repeat(levels)}1${']'.repeat(levels)}`) as unknown);
+    expect(await messageFor({ inner: { count: 1 }, name: 'n', deep: nested(100_000) })).toBe(
+      `deep${'.0'.repeat(MAX_INPUT_DEPTH - 1)} is nested more than ${MAX_INPUT_DEPTH} levels deep`,
+    );
+    // The deepest nesting allowed still reaches the DTO rules.
+    expect(await messageFor({ inner: { count: 1 }, name: 'n', deep: nested(MAX_INPUT_DEPTH - 1) })).toBe('property deep should not exist');
   });
 });

@@ -17,23 +17,33 @@ export function describeValidationErrors(errors: ValidationError[], parentPath =
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * The first problem no DTO rule can see: a prototype-polluting key (which
- * class-transformer would drop silently) or a NUL character (which PostgreSQL
- * cannot store in text).
+ * Deeper than any field of this API nests. JSON.parse accepts thousands of
+ * levels, but every later walk over them (this one, class-transformer,
+ * class-validator) is recursive and would exhaust the stack: a 500.
  */
-export function findUnsafeInput(value: unknown, path: string): string | undefined {
+export const MAX_INPUT_DEPTH = 32;
+
+/**
+ * The first problem no DTO rule can see: a prototype-polluting key (which
+ * class-transformer would drop silently), a NUL character (which PostgreSQL
+ * cannot store in text), or nesting deeper than MAX_INPUT_DEPTH.
+ */
+export function findUnsafeInput(value: unknown, path: string, depth = 0): string | undefined {
   if (typeof value === 'string') {
     return value.includes('\u0000') ? `${path} must not contain NUL characters` : undefined;
   }
   if (typeof value !== 'object' || value === null) {
     return undefined;
   }
+  if (depth === MAX_INPUT_DEPTH) {
+    return `${path || 'the request body'} is nested more than ${MAX_INPUT_DEPTH} levels deep`;
+  }
   for (const [key, inner] of Object.entries(value)) {
     const innerPath = path ? `${path}.${key}` : key;
     if (!Array.isArray(value) && FORBIDDEN_KEYS.has(key)) {
       return `property ${innerPath} is not allowed`;
     }
-    const problem = findUnsafeInput(inner, innerPath);
+    const problem = findUnsafeInput(inner, innerPath, depth + 1);
     if (problem) return problem;
   }
   return undefined;
