@@ -90,6 +90,11 @@ describe('Nodes', () => {
       expect(await nodes.findNode('no-such-node')).toBeNull();
       expect(await nodes.findVersion(manager, 'other-node', '1.0.0')).toBeNull();
       expect(await publishers.findMembership(f.publisherId, outsider.id)).toBeNull();
+      const publisher = await manager.findOneByOrFail(PublisherEntity, { id: f.publisherId });
+      expect(await publishers.findWithRole(f.publisherId, f.owner.id)).toEqual({ publisher, role: 'owner' });
+      expect(await publishers.findWithRole(f.publisherId, f.member.id)).toEqual({ publisher, role: 'member' });
+      expect(await publishers.findWithRole(f.publisherId, outsider.id)).toEqual({ publisher, role: null });
+      expect(await publishers.findWithRole('no-such-publisher', f.owner.id)).toBeNull();
     });
 
     it('writes by prepared UPDATE what manager.update would (arrays, JSON, dates, nulls), and only the given columns', async () => {

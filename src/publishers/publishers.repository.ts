@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PreparedFindOne } from '../database/prepared-statements';
-import { PublisherMemberEntity } from './entities/publisher-member.entity';
+import { hydrate, PreparedFindOne, PreparedSql, selectColumns } from '../database/prepared-statements';
+import { PublisherMemberEntity, PublisherRole } from './entities/publisher-member.entity';
 import { PublisherEntity } from './entities/publisher.entity';
 
 /** Data access for the publisher aggregate: the publisher and its members. */
@@ -9,6 +9,17 @@ import { PublisherEntity } from './entities/publisher.entity';
 export class PublishersRepository {
   private readonly publisherById = new PreparedFindOne(PublisherEntity, [['id']]);
   private readonly membership = new PreparedFindOne(PublisherMemberEntity, [['publisherId', 'userId']]);
+  // Parameters in the order they appear (SQLite's are positional).
+  private readonly publisherWithRole = new PreparedSql((dataSource) => {
+    const { driver } = dataSource;
+    const [p, m] = [driver.escape('p'), driver.escape('m')];
+    return (
+      `SELECT ${selectColumns(dataSource, { target: PublisherEntity, alias: 'p' })}, ${m}.${driver.escape('role')} AS ${driver.escape('m_role')}` +
+      ` FROM ${driver.escape('publishers')} ${p} LEFT JOIN ${driver.escape('publisher_members')} ${m}` +
+      ` ON ${m}.${driver.escape('publisher_id')} = ${p}.${driver.escape('id')} AND ${m}.${driver.escape('user_id')} = ${driver.createParameter('userId', 0)}` +
+      ` WHERE ${p}.${driver.escape('id')} = ${driver.createParameter('publisherId', 1)}`
+    );
+  });
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -18,6 +29,17 @@ export class PublishersRepository {
 
   findMembership(publisherId: string, userId: string, manager: EntityManager = this.dataSource.manager) {
     return this.membership.run(manager, { publisherId, userId });
+  }
+
+  /** The publisher and the user's role in it (null when not a member), in one query; null when there is no such publisher. */
+  async findWithRole(
+    publisherId: string,
+    userId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ publisher: PublisherEntity; role: PublisherRole | null } | null> {
+    const [row] = await manager.query<Record<string, unknown>[]>(this.publisherWithRole.for(manager.connection), [userId, publisherId]);
+    const publisher = row && hydrate<PublisherEntity>(manager.connection, { target: PublisherEntity, alias: 'p' }, row);
+    return publisher ? { publisher, role: (row.m_role as PublisherRole | null) ?? null } : null;
   }
 
   membersWithUsers(publisherId: string): Promise<PublisherMemberEntity[]> {

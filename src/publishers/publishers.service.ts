@@ -10,6 +10,10 @@ import { PublisherMemberEntity, PublisherRole } from './entities/publisher-membe
 import { PublisherEntity } from './entities/publisher.entity';
 import { PublishersRepository } from './publishers.repository';
 
+function publisherNotFound(publisherId: string): NotFoundException {
+  return new NotFoundException(`publisher '${publisherId}' not found`);
+}
+
 @Injectable()
 export class PublishersService {
   constructor(
@@ -79,15 +83,18 @@ export class PublishersService {
     role: PublisherRole,
     manager?: EntityManager,
   ): Promise<PublisherEntity> {
-    const publisher = await this.requirePublisher(publisherId, manager);
+    const found = await this.publishers.findWithRole(publisherId, caller.id, manager);
+    if (!found) {
+      throw publisherNotFound(publisherId);
+    }
+    const { publisher, role: callerRole } = found;
     if (caller.isAdmin) {
       return publisher;
     }
-    const membership = await this.publishers.findMembership(publisherId, caller.id, manager);
-    if (!membership) {
+    if (!callerRole) {
       throw new ForbiddenException(`you are not a member of publisher '${publisherId}'`);
     }
-    if (role === 'owner' && membership.role !== 'owner') {
+    if (role === 'owner' && callerRole !== 'owner') {
       throw new ForbiddenException(`only an owner of publisher '${publisherId}' may do this`);
     }
     return publisher;
@@ -96,7 +103,7 @@ export class PublishersService {
   private async requirePublisher(publisherId: string, manager?: EntityManager): Promise<PublisherEntity> {
     const publisher = await this.publishers.findById(publisherId, manager);
     if (!publisher) {
-      throw new NotFoundException(`publisher '${publisherId}' not found`);
+      throw publisherNotFound(publisherId);
     }
     return publisher;
   }
