@@ -4,8 +4,11 @@ import { NodesRepository } from '../src/nodes/nodes.repository';
 import { PublisherMemberEntity } from '../src/publishers/entities/publisher-member.entity';
 import { PublisherEntity } from '../src/publishers/entities/publisher.entity';
 import { PublishersRepository } from '../src/publishers/publishers.repository';
+import { CreditLedgerEntryEntity } from '../src/users/entities/credit-ledger-entry.entity';
 import { UserEntity } from '../src/users/entities/user.entity';
 import { UsersRepository } from '../src/users/users.repository';
+import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
+import { VideoTasksRepository } from '../src/video-proxy/video-tasks.repository';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser, unique } from './support/test-app';
 
@@ -108,6 +111,39 @@ describe('Nodes', () => {
       expect(viaPrepared).toEqual({ ...before, tags: ['x', 'y'], translations: { de: { name: 'Knoten' } }, description: null, updatedAt: at });
       await manager.update(NodeEntity, { id: f.nodeId }, { tags: ['x', 'y'], translations: { de: { name: 'Knoten' } }, description: null, updatedAt: at });
       expect(await manager.findOneByOrFail(NodeEntity, { id: f.nodeId })).toEqual(viaPrepared);
+    });
+
+    it('inserts by prepared INSERT what manager.insert would (JSON, dates, nulls, generated ids)', async () => {
+      const { manager } = t.dataSource;
+      const at = new Date('2026-01-02T03:04:05.678Z');
+      const task = {
+        taskId: unique('prepared'),
+        userId: outsider.id,
+        model: 'videoq2-turbo',
+        state: 'created' as const,
+        credits: 3,
+        request: { prompt: 'ein Fuchs 🦊', images: ['https://example.com/a.png'] },
+        reply: { task_id: 'x', credits: 3 },
+        callbackUrl: null,
+        errCode: null,
+        creations: null,
+        refundedAt: null,
+        createdAt: at,
+        updatedAt: at,
+      };
+      const viaTypeormId = unique('typeorm');
+      await t.app.get(VideoTasksRepository).insert(manager, { ...task });
+      await manager.insert(VideoTaskEntity, { ...task, taskId: viaTypeormId });
+      const viaPrepared = await manager.findOneByOrFail(VideoTaskEntity, { taskId: task.taskId });
+      expect(viaPrepared).toEqual(task);
+      expect(await manager.findOneByOrFail(VideoTaskEntity, { taskId: viaTypeormId })).toEqual({ ...viaPrepared, taskId: viaTypeormId });
+
+      const entry = { userId: outsider.id, kind: 'grant' as const, amount: 5, balanceAfter: 5, taskId: null, createdAt: at };
+      await t.app.get(UsersRepository).appendLedgerEntry(manager, entry);
+      await manager.insert(CreditLedgerEntryEntity, { ...entry });
+      const entries = await manager.find(CreditLedgerEntryEntity, { where: { userId: outsider.id, createdAt: at }, order: { id: 'ASC' } });
+      expect(entries.map(({ id: _id, ...rest }) => rest)).toEqual([entry, entry]);
+      expect(entries[1].id).toBeGreaterThan(entries[0].id);
     });
 
     it('loads a node for display exactly as TypeORM would (booleans, arrays, dates, relations)', async () => {

@@ -222,6 +222,15 @@ describe('POST /proxy/video/reference2video', () => {
     expect(await balanceOf(user)).toBe(100);
   });
 
+  it('does not follow an upstream redirect (the key would go elsewhere, the POST become a GET): 502, nothing charged', async () => {
+    const user = await t.createUser({ credits: 100 });
+    upstream.respondNext({ status: 307, body: {}, headers: { Location: `${upstream.url}/ent/v2/reference2video` } });
+    const res = await create(user, { duration: 2 }).expect(502);
+    expect(res.body.message).toBe('the video service failed (HTTP 307)');
+    expect(upstream.requests).toHaveLength(1);
+    expect(await balanceOf(user)).toBe(100);
+  });
+
   it('never overdraws: a balance for K tasks and 3K concurrent requests give exactly K successes, the rest 402', async () => {
     const K = 5;
     const user = await t.createUser({ credits: K * 10 });

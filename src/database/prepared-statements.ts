@@ -1,4 +1,5 @@
 import { DataSource, EntityManager, EntityMetadata, EntityTarget, FindOneOptions, ObjectLiteral } from 'typeorm';
+import { Driver } from 'typeorm/driver/Driver';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 export interface JoinedEntity {
@@ -136,6 +137,45 @@ export class PreparedFindOne<T extends ObjectLiteral> {
   }
 }
 
+/** A statement over some of an entity's columns, and those columns in parameter order. */
+interface ColumnStatement {
+  sql: string;
+  columns: ColumnMetadata[];
+}
+
+/** Statements per driver and set of properties, built on first use; at most `limit` are kept. */
+class ColumnStatements<T extends ObjectLiteral> {
+  private readonly statements = new Map<string, ColumnStatement>();
+
+  constructor(
+    private readonly target: EntityTarget<T>,
+    private readonly limit: number,
+    private readonly build: (driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[]) => string,
+  ) {}
+
+  for(dataSource: DataSource, properties: (keyof T & string)[]): ColumnStatement {
+    const key = `${String(dataSource.options.type)}:${properties.join(',')}`;
+    let statement = this.statements.get(key);
+    if (!statement) {
+      const metadata = dataSource.getMetadata(this.target);
+      const columns = properties.map((property) => columnOf(metadata, property));
+      statement = { sql: this.build(dataSource.driver, metadata, columns), columns };
+      if (this.statements.size < this.limit) this.statements.set(key, statement);
+    }
+    return statement;
+  }
+}
+
+/** The given properties' values, in order, converted by the driver as TypeORM converts them for a write. */
+function persistentValues<T extends ObjectLiteral>(driver: Driver, values: Partial<T>, statement: ColumnStatement, properties: (keyof T & string)[]): unknown[] {
+  return properties.map((property, index): unknown => driver.preparePersistentValue(values[property], statement.columns[index]));
+}
+
+/** The properties whose value is not undefined ("not given"). */
+function givenProperties<T extends ObjectLiteral>(values: Partial<T>): (keyof T & string)[] {
+  return (Object.keys(values) as (keyof T & string)[]).filter((property) => values[property] !== undefined);
+}
+
 /**
  * An UPDATE of the given properties of the rows matching `where` (equalities
  * on entity properties), with values converted by the driver exactly as
@@ -143,13 +183,14 @@ export class PreparedFindOne<T extends ObjectLiteral> {
  * of changed properties. Undefined changes are left out, as "no change".
  */
 export class PreparedUpdate<T extends ObjectLiteral> {
-  /**
-   * Statements kept, at most: clients choose which fields a PUT changes, so
-   * the sets are theirs to vary; the common ones are cached, any others built
-   * per call.
-   */
-  private static readonly MAX_CACHED = 64;
-  private readonly sql = new Map<string, { sql: string; columns: ColumnMetadata[] }>();
+  // Clients choose which fields a PUT changes, so the sets are theirs to
+  // vary: the common ones are kept, any others built per call.
+  private readonly statements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns) => {
+    const assignment = (column: ColumnMetadata, index: number) => `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, index)}`;
+    const sets = columns.map((column, index) => assignment(column, index));
+    const conditions = this.where.map((property, index) => assignment(columnOf(metadata, property), columns.length + index));
+    return `UPDATE ${driver.escape(metadata.tableName)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`;
+  });
 
   constructor(
     private readonly target: EntityTarget<T>,
@@ -157,35 +198,46 @@ export class PreparedUpdate<T extends ObjectLiteral> {
   ) {}
 
   async run(manager: EntityManager, where: Partial<Record<keyof T & string, unknown>>, changes: Partial<T>): Promise<void> {
-    const properties = (Object.keys(changes) as (keyof T & string)[]).filter((property) => changes[property] !== undefined);
+    const properties = givenProperties(changes);
     if (properties.length === 0) return;
-    const { driver } = manager.connection;
-    const statement = this.statementFor(manager.connection, properties);
-    const values: unknown[] = [
-      ...properties.map((property, index): unknown => driver.preparePersistentValue(changes[property], statement.columns[index])),
-      ...this.where.map((property) => where[property]),
-    ];
-    await manager.query(statement.sql, values);
+    const statement = this.statements.for(manager.connection, properties);
+    const values = persistentValues(manager.connection.driver, changes, statement, properties);
+    await manager.query(statement.sql, [...values, ...this.where.map((property) => where[property])]);
   }
+}
 
-  /** The statement, and the columns of its SET clause in parameter order. */
-  private statementFor(dataSource: DataSource, properties: (keyof T & string)[]): { sql: string; columns: ColumnMetadata[] } {
-    const key = `${String(dataSource.options.type)}:${properties.join(',')}`;
-    let statement = this.sql.get(key);
-    if (!statement) {
-      const { driver } = dataSource;
-      const metadata = dataSource.getMetadata(this.target);
-      const columns = properties.map((property) => columnOf(metadata, property));
-      const assignment = (property: string, index: number) =>
-        `${driver.escape(columnOf(metadata, property).databaseName)} = ${driver.createParameter(property, index)}`;
-      const sets = properties.map((property, index) => assignment(property, index));
-      const conditions = this.where.map((property, index) => assignment(property, properties.length + index));
-      statement = {
-        sql: `UPDATE ${driver.escape(metadata.tableName)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`,
-        columns,
-      };
-      if (this.sql.size < PreparedUpdate.MAX_CACHED) this.sql.set(key, statement);
-    }
-    return statement;
+/**
+ * An INSERT of one row, with values converted by the driver exactly as
+ * `manager.insert` converts them. Undefined properties are left out, so the
+ * column's default applies, as with `manager.insert`.
+ */
+export class PreparedInsert<T extends ObjectLiteral> {
+  // Callers insert a fixed set of properties, so a handful of statements at most.
+  private readonly statements = new ColumnStatements<T>(this.target, 16, (driver, metadata, columns) => {
+    const names = columns.map((column) => driver.escape(column.databaseName));
+    const parameters = columns.map((column, index) => driver.createParameter(column.databaseName, index));
+    return `INSERT INTO ${driver.escape(metadata.tableName)} (${names.join(', ')}) VALUES (${parameters.join(', ')})`;
+  });
+
+  constructor(private readonly target: EntityTarget<T>) {}
+
+  async run(manager: EntityManager, row: Partial<T>): Promise<void> {
+    const properties = givenProperties(row);
+    const statement = this.statements.for(manager.connection, properties);
+    await manager.query(statement.sql, persistentValues(manager.connection.driver, row, statement, properties));
+  }
+}
+
+/**
+ * The rows a statement returns (`UPDATE ... RETURNING` included) on either
+ * driver: `manager.query` shapes an UPDATE's result differently per driver.
+ */
+export async function queryRows<R>(manager: EntityManager, sql: string, parameters: unknown[]): Promise<R[]> {
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  try {
+    const result = await runner.query(sql, parameters, true);
+    return (result.records ?? []) as R[];
+  } finally {
+    if (runner !== manager.queryRunner) await runner.release();
   }
 }

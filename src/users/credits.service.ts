@@ -31,14 +31,15 @@ export class CreditsService {
   async reserve(userId: string, amount: number): Promise<void> {
     if (amount === 0) return;
     await this.tx.run(async (manager) => {
-      if (!(await this.users.takeCreditsIfAvailable(manager, userId, amount))) {
-        const balance = (await this.users.findById(userId, manager))?.credits ?? 0;
+      const balance = await this.users.takeCreditsIfAvailable(manager, userId, amount);
+      if (balance === null) {
+        const short = (await this.users.findById(userId, manager))?.credits ?? 0;
         throw new HttpException(
-          `not enough credits: this request needs ${amount}, the balance is ${balance}`,
+          `not enough credits: this request needs ${amount}, the balance is ${short}`,
           HttpStatus.PAYMENT_REQUIRED,
         );
       }
-      await this.record(manager, userId, 'reserve', -amount, null);
+      await this.record(manager, userId, 'reserve', -amount, null, balance);
     });
   }
 
@@ -90,22 +91,14 @@ export class CreditsService {
     return moved;
   }
 
-  private async record(
+  private record(
     manager: EntityManager,
     userId: string,
     kind: LedgerKind,
     amount: number,
     taskId: string | null,
-    balanceAfter?: number,
+    balanceAfter: number,
   ): Promise<void> {
-    const balance = balanceAfter ?? (await this.users.findById(userId, manager))?.credits ?? 0;
-    await this.users.appendLedgerEntry(manager, {
-      userId,
-      kind,
-      amount,
-      balanceAfter: balance,
-      taskId,
-      createdAt: new Date(),
-    });
+    return this.users.appendLedgerEntry(manager, { userId, kind, amount, balanceAfter, taskId, createdAt: new Date() });
   }
 }

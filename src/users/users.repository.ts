@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
-import { PreparedFindOne, PreparedUpdate } from '../database/prepared-statements';
+import { PreparedFindOne, PreparedInsert, PreparedSql, PreparedUpdate, queryRows } from '../database/prepared-statements';
 import { AccessTokenEntity } from './entities/access-token.entity';
 import { CreditLedgerEntryEntity } from './entities/credit-ledger-entry.entity';
 import { UserEntity } from './entities/user.entity';
@@ -10,6 +10,13 @@ import { UserEntity } from './entities/user.entity';
 export class UsersRepository {
   private readonly userById = new PreparedFindOne(UserEntity, [['id']]);
   private readonly userUpdate = new PreparedUpdate(UserEntity, ['id']);
+  private readonly ledgerInsert = new PreparedInsert(CreditLedgerEntryEntity);
+  /** Parameters: amount, user id, amount (SQLite's `?` cannot be referred to twice). */
+  private readonly takeCredits = new PreparedSql(({ driver }) => {
+    const [amount, userId, covered] = [0, 1, 2].map((index) => driver.createParameter(`p${index}`, index));
+    const credits = driver.escape('credits');
+    return `UPDATE ${driver.escape('users')} SET ${credits} = ${credits} - ${amount} WHERE ${driver.escape('id')} = ${userId} AND ${credits} >= ${covered} RETURNING ${credits}`;
+  });
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -28,15 +35,11 @@ export class UsersRepository {
   /**
    * Takes `amount` credits in one conditional UPDATE, only if the balance
    * covers it: concurrent reservations can never drive a balance negative.
+   * Returns the balance after, or null when it did not cover the amount.
    */
-  async takeCreditsIfAvailable(manager: EntityManager, userId: string, amount: number): Promise<boolean> {
-    const result = await manager
-      .createQueryBuilder()
-      .update(UserEntity)
-      .set({ credits: () => 'credits - :amount' })
-      .where('id = :userId AND credits >= :amount', { userId, amount })
-      .execute();
-    return result.affected === 1;
+  async takeCreditsIfAvailable(manager: EntityManager, userId: string, amount: number): Promise<number | null> {
+    const rows = await queryRows<{ credits: number }>(manager, this.takeCredits.for(manager.connection), [amount, userId, amount]);
+    return rows.length === 1 ? rows[0].credits : null;
   }
 
   /** Sets the webhook secret only if there is none yet; returns the secret in force. */
@@ -74,9 +77,9 @@ export class UsersRepository {
     return token.tokenHash;
   }
 
-  /** INSERT, not save(): save() runs TypeORM's whole persistence machinery for a row that is only ever added. */
-  async appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<void> {
-    await manager.insert(CreditLedgerEntryEntity, entry);
+  /** A prepared INSERT: building TypeORM's insert per entry cost more than running it. */
+  appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<void> {
+    return this.ledgerInsert.run(manager, entry);
   }
 
   ledgerPage(userId: string, page: number, limit: number): Promise<[CreditLedgerEntryEntity[], number]> {

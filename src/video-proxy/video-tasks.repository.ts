@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
+import { PreparedInsert } from '../database/prepared-statements';
 import { VideoTaskEntity } from './entities/video-task.entity';
 
 /** Data access for video tasks. */
 @Injectable()
 export class VideoTasksRepository {
+  private readonly taskInsert = new PreparedInsert(VideoTaskEntity);
+
   constructor(private readonly dataSource: DataSource) {}
 
   /** Inserts a new task; an existing task id is a unique violation, never an overwrite. */
-  async insert(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
-    await manager.insert(VideoTaskEntity, manager.create(VideoTaskEntity, task) as unknown as Record<string, unknown>);
+  insert(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
+    return this.taskInsert.run(manager, task);
   }
 
   find(

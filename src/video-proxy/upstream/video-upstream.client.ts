@@ -60,6 +60,9 @@ export class VideoUpstreamClient {
       maxBodyLength: Infinity,
       maxContentLength: MAX_REPLY_BYTES,
       validateStatus: () => true,
+      // A redirect is an upstream failure: following it would send the key elsewhere (and turn a POST
+      // into a GET). It also keeps follow-redirects' wrapper off every request.
+      maxRedirects: 0,
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
     };
   }
