@@ -30,12 +30,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   });
   app.useLogger(app.get(AppLogger));
   app.enableShutdownHooks();
-  applySecurity(app, app.get<AppConfig>(appConfig.KEY));
-  // Swagger's routes are mounted ahead of Nest's middleware; give them request ids too.
+  // First of all middleware: every reply carries X-Request-Id, CORS preflights and Swagger's routes
+  // (mounted ahead of Nest's middleware) included.
   app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
     requestIdOf(req, res);
     next();
   });
+  applySecurity(app, app.get<AppConfig>(appConfig.KEY));
   setupSwagger(app);
   await app.init();
   // Fastify serves requests (and supertest can reach it) only once its plugins are loaded.

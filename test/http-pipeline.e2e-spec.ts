@@ -1,4 +1,6 @@
 import { OpenAPIObject } from '@nestjs/swagger';
+import { Server } from 'node:http';
+import { AddressInfo, connect } from 'node:net';
 import { TestApp, TestUser } from './support/test-app';
 
 /** The contract's error body, checked field by field. */
@@ -39,6 +41,35 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
     // A literal %25 is fine: it decodes.
     await t.http.get('/nodes/a%25b').expect(404);
+  });
+
+  it('requests Node refuses before routing (oversized headers, malformed HTTP) get the error shape and a request id', async () => {
+    const server = t.app.getHttpServer() as Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const exchange = (raw: string) =>
+        new Promise<string>((resolve, reject) => {
+          let reply = '';
+          const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+          socket.on('data', (chunk) => (reply += chunk.toString()));
+          socket.on('end', () => resolve(reply));
+          socket.on('error', reject);
+        });
+      const parse = (reply: string) => {
+        const [head, body] = reply.split('\r\n\r\n');
+        return { statusLine: head.split('\r\n')[0], requestId: /x-request-id: (\S+)/i.exec(head)?.[1], body: JSON.parse(body) as Record<string, unknown> };
+      };
+      const tooLarge = parse(await exchange(`GET /nodes?q=${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+      expect(tooLarge.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+      expectErrorBody(tooLarge.body, 431, 'Request Header Fields Too Large', tooLarge.requestId);
+      expect(tooLarge.body.message).toBe('the request line and headers are larger than 16384 bytes');
+      const malformed = parse(await exchange('GET /nodes HTTP/1.1\r\nHost x\r\n\r\n'));
+      expect(malformed.statusLine).toBe('HTTP/1.1 400 Bad Request');
+      expectErrorBody(malformed.body, 400, 'Bad Request', malformed.requestId);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('matches routes ignoring case and a trailing slash, on either adapter', async () => {

@@ -44,6 +44,7 @@ describe('CORS', () => {
       expect(allowed.headers['access-control-allow-origin']).toBe('https://admin.example.com');
       expect(allowed.headers['access-control-allow-headers']).toContain('Authorization');
       expect(allowed.headers['access-control-allow-methods']).toBe('GET,HEAD,PUT,PATCH,POST,DELETE');
+      expect(allowed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
       // Errors raised before any route runs (here by the body parser) are readable cross-origin too.
       const malformed = await t.http
         .post('/publishers')

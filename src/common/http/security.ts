@@ -3,6 +3,7 @@ import cors from 'cors';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppConfig } from '../../config/config.module';
+import { answerClientErrorsInErrorShape } from './client-errors';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -33,8 +34,8 @@ const securityHeaders: Middleware = (req, res, next) =>
   ((req.url ?? '').startsWith('/docs') ? docsHeaders : apiHeaders)(req, res, next);
 
 /**
- * Security headers (helmet), CORS for the configured origins, and how long a
- * client may take to send a request. Applied before Swagger's routes and
+ * Security headers (helmet), CORS for the configured origins, how long a
+ * client may take to send a request, and the answer to one Node refuses. Applied before Swagger's routes and
  * before every other middleware, so every reply is covered, errors included.
  * CORS is the `cors` middleware on both HTTP adapters (what Express's
  * enableCors uses), so preflights and allowed methods do not depend on the
@@ -56,4 +57,5 @@ export function applySecurity(app: INestApplication, config: AppConfig): void {
   const server = app.getHttpServer() as Server;
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
+  answerClientErrorsInErrorShape(server);
 }

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { maxHeaderSize, Server, ServerResponse, STATUS_CODES } from 'node:http';
+import { Duplex } from 'node:stream';
+import { errorBody } from '../errors/http-error.filter';
+
+/** The status and message for an error Node's HTTP parser (or its request timer) raised before any request existed. */
+function describe(code: string | undefined, server: Server): { status: number; message: string } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: `the request line and headers are larger than ${maxHeaderSize} bytes` };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, message: 'the request body’s chunk extensions are too large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, message: `the request was not received within ${server.requestTimeout} ms` };
+    default:
+      return { status: 400, message: 'the request is not valid HTTP/1.1' };
+  }
+}
+
+/**
+ * Requests Node refuses before any framework sees them (a URL or headers over
+ * its size limit, a malformed request line, a client too slow to send its
+ * request) get the contract's error body and an X-Request-Id too, on both
+ * adapters: Node's own answer has no body, Fastify's another shape.
+ */
+export function answerClientErrorsInErrorShape(server: Server): void {
+  server.removeAllListeners('clientError');
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+    // As Node itself does: answer only if nothing of another reply has been written on this connection.
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const { status, message } = describe(error.code, server);
+    const requestId = randomUUID();
+    const body = JSON.stringify(errorBody(status, message, requestId));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  });
+}
