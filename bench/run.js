@@ -130,6 +130,7 @@ function summary(result) {
     requestsPerSecond: Math.round(ok / (result.duration || DURATION_S)),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
+    meanMs: result.latency.mean,
     non2xx: result.non2xx + result.errors + result.timeouts,
   };
 }
@@ -187,7 +188,17 @@ async function benchDatabase(label, databaseUrl, upstream, adapter) {
   const video = { method: 'POST', headers: { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ model: 'videoq2-turbo', duration: 2, prompt: 'benchmark' }) };
   const direct = { ...video, headers: { Authorization: 'Token bench-key', 'Content-Type': 'application/json' } };
   const viaService = await compare(target, upstream, '/proxy/video/reference2video', '/ent/v2/reference2video', video, direct);
-  rows.push({ database: label, adapter, route: 'POST reference2video', ...viaService, addedP50Ms: +(viaService.service.p50Ms - viaService.baseline.p50Ms).toFixed(2) });
+  // One request at a time: what the service itself adds, without the queueing of a saturated CPU.
+  const alone = await measure(target, '/proxy/video/reference2video', { ...video, connections: 1 });
+  const aloneDirect = await measure(upstream, '/ent/v2/reference2video', { ...direct, connections: 1 });
+  rows.push({
+    database: label,
+    adapter,
+    route: 'POST reference2video',
+    ...viaService,
+    addedP50Ms: +(viaService.service.p50Ms - viaService.baseline.p50Ms).toFixed(2),
+    oneConnection: { service: alone, upstream: aloneDirect, addedMeanMs: +(alone.meanMs - aloneDirect.meanMs).toFixed(2) },
+  });
   baseline.child.disconnect();
   const peak = peakRssMb(service.child.pid);
   service.child.kill('SIGTERM');
@@ -278,6 +289,12 @@ async function main() {
     console.log(
       `framework alone (trivial JSON route): ${frameworks.map((f) => `${f.server} ${f.requestsPerSecond} req/s (${f.ratio})`).join(', ')}`,
     );
+    for (const r of rows.filter((row) => row.oneConnection)) {
+      const { service, upstream: direct, addedMeanMs } = r.oneConnection;
+      console.log(
+        `video at 1 connection (${r.database}/${r.adapter}): service p50 ${service.p50Ms} ms (mean ${service.meanMs}), upstream direct p50 ${direct.p50Ms} ms (mean ${direct.meanMs}): +${addedMeanMs} ms`,
+      );
+    }
     for (const run of runs) {
       console.log(`${run.label}: cold start to /health/ready ${run.coldStartMs} ms, peak RSS ${run.peakRssMb} MB`);
     }
