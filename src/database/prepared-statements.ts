@@ -186,9 +186,9 @@ export class PreparedUpdate<T extends ObjectLiteral> {
   // Clients choose which fields a PUT changes, so the sets are theirs to
   // vary: the common ones are kept, any others built per call.
   private readonly statements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns) => {
-    const assignment = (column: ColumnMetadata, index: number) => `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, index)}`;
-    const sets = columns.map((column, index) => assignment(column, index));
-    const conditions = this.where.map((property, index) => assignment(columnOf(metadata, property), columns.length + index));
+    const equals = (column: ColumnMetadata, index: number) => `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, index)}`;
+    const sets = columns.map((column, index) => equals(column, index));
+    const conditions = this.where.map((property, index) => equals(columnOf(metadata, property), columns.length + index));
     return `UPDATE ${driver.escape(metadata.tableName)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`;
   });
 
