@@ -43,18 +43,19 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     await t.http.get('/nodes/a%25b').expect(404);
   });
 
-  it('requests Node refuses before routing (oversized headers, malformed HTTP) get the error shape and a request id', async () => {
+  it('requests Node refuses (oversized headers, malformed HTTP or chunked body) get the error shape and a request id', async () => {
     const server = t.app.getHttpServer() as Server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
       const exchange = (raw: string) =>
-        new Promise<string>((resolve, reject) => {
+        new Promise<string>((resolve) => {
           let reply = '';
           const socket = connect(port, '127.0.0.1', () => socket.write(raw));
           socket.on('data', (chunk) => (reply += chunk.toString()));
-          socket.on('end', () => resolve(reply));
-          socket.on('error', reject);
+          // Whatever arrived before the server closed the connection (or reset it).
+          socket.on('close', () => resolve(reply));
+          socket.on('error', () => undefined);
         });
       const parse = (reply: string) => {
         const [head, body] = reply.split('\r\n\r\n');
@@ -67,6 +68,17 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
       const malformed = parse(await exchange('GET /nodes HTTP/1.1\r\nHost x\r\n\r\n'));
       expect(malformed.statusLine).toBe('HTTP/1.1 400 Bad Request');
       expectErrorBody(malformed.body, 400, 'Bad Request', malformed.requestId);
+      // A body that breaks chunked encoding: the request already had an id, and the refusal keeps it.
+      const badChunk = parse(
+        await exchange(
+          'POST /publishers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nX-Request-Id: bad-chunk-1\r\n\r\nzz\r\n',
+        ),
+      );
+      expect(badChunk.statusLine).toBe('HTTP/1.1 400 Bad Request');
+      expectErrorBody(badChunk.body, 400, 'Bad Request', 'bad-chunk-1');
+      expect(badChunk.requestId).toBe('bad-chunk-1');
+      // Behind a complete request whose reply is pending, a 400 would read as that request's answer: the connection closes instead.
+      expect(await exchange('GET /health HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP\r\n\r\n')).not.toContain('400 Bad Request');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

@@ -1,9 +1,11 @@
+import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import { Duplex } from 'node:stream';
 import { errorBody } from '../errors/http-error.filter';
+import { requestIdOf } from './request-id';
 
-/** The status and message for an error Node's HTTP parser (or its request timer) raised before any request existed. */
+/** The status and message for an error Node's HTTP parser (or its request timer) raised. */
 function describe(code: string | undefined, server: Server): { status: number; message: string } {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
@@ -17,23 +19,30 @@ function describe(code: string | undefined, server: Server): { status: number; m
   }
 }
 
+const logger = new Logger('HttpServer');
+
 /**
- * Requests Node refuses before any framework sees them (a URL or headers over
- * its size limit, a malformed request line, a client too slow to send its
- * request) get the contract's error body and an X-Request-Id too, on both
- * adapters: Node's own answer has no body, Fastify's another shape.
+ * Requests Node refuses before or while handing them to the framework (a URL
+ * or headers over its size limit, a malformed request line or chunked body, a
+ * client too slow to send its request) get the contract's error body and an
+ * X-Request-Id too, on both adapters: Node's own answer has no body,
+ * Fastify's another shape. One warn line is logged per refusal.
  */
 export function answerClientErrorsInErrorShape(server: Server): void {
+  // Node's default answer, or Fastify's handler: this one replaces it.
   server.removeAllListeners('clientError');
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-    // As Node itself does: answer only if nothing of another reply has been written on this connection.
-    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    // A reply may only go out if nothing of one was written yet and it cannot be mistaken for the
+    // answer to an earlier, complete (pipelined) request on the same connection.
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent || inFlight?.req.complete) {
       socket.destroy();
       return;
     }
     const { status, message } = describe(error.code, server);
-    const requestId = randomUUID();
+    // The request whose body failed already has an id (echoed from its headers, or logged); else a new one.
+    const requestId = inFlight ? requestIdOf(inFlight.req) : randomUUID();
+    logger.warn({ requestId, res: { status }, code: error.code }, 'request refused by the HTTP parser');
     const body = JSON.stringify(errorBody(status, message, requestId));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
