@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { hydrate, PreparedFindOne, PreparedSql, selectColumns } from '../database/prepared-statements';
+import { hydrate, JoinedEntity, PreparedFindOne, PreparedSql, selectColumns } from '../database/prepared-statements';
 import { PublisherMemberEntity, PublisherRole } from './entities/publisher-member.entity';
 import { PublisherEntity } from './entities/publisher.entity';
+
+/** The publisher's columns in the publisher-with-role query. */
+const WITH_ROLE_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 
 /** Data access for the publisher aggregate: the publisher and its members. */
 @Injectable()
@@ -12,9 +15,9 @@ export class PublishersRepository {
   // Parameters in the order they appear (SQLite's are positional).
   private readonly publisherWithRole = new PreparedSql((dataSource) => {
     const { driver } = dataSource;
-    const [p, m] = [driver.escape('p'), driver.escape('m')];
+    const [p, m] = [driver.escape(WITH_ROLE_PUBLISHER.alias), driver.escape('m')];
     return (
-      `SELECT ${selectColumns(dataSource, { target: PublisherEntity, alias: 'p' })}, ${m}.${driver.escape('role')} AS ${driver.escape('m_role')}` +
+      `SELECT ${selectColumns(dataSource, WITH_ROLE_PUBLISHER)}, ${m}.${driver.escape('role')} AS ${driver.escape('m_role')}` +
       ` FROM ${driver.escape('publishers')} ${p} LEFT JOIN ${driver.escape('publisher_members')} ${m}` +
       ` ON ${m}.${driver.escape('publisher_id')} = ${p}.${driver.escape('id')} AND ${m}.${driver.escape('user_id')} = ${driver.createParameter('userId', 0)}` +
       ` WHERE ${p}.${driver.escape('id')} = ${driver.createParameter('publisherId', 1)}`
@@ -38,7 +41,7 @@ export class PublishersRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<{ publisher: PublisherEntity; role: PublisherRole | null } | null> {
     const [row] = await manager.query<Record<string, unknown>[]>(this.publisherWithRole.for(manager.connection), [userId, publisherId]);
-    const publisher = row && hydrate<PublisherEntity>(manager.connection, { target: PublisherEntity, alias: 'p' }, row);
+    const publisher = row && hydrate<PublisherEntity>(manager.connection, WITH_ROLE_PUBLISHER, row);
     return publisher ? { publisher, role: (row.m_role as PublisherRole | null) ?? null } : null;
   }
 

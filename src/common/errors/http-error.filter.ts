@@ -11,6 +11,15 @@ export function errorBody(status: number, message: string, requestId: string): E
   return { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message, requestId };
 }
 
+/** The error body serialised with its headers, for replies written to Node's response or socket directly. */
+export function rawErrorReply(status: number, message: string, requestId: string): { headers: Record<string, string>; body: string } {
+  const body = JSON.stringify(errorBody(status, message, requestId));
+  return {
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': requestId },
+    body,
+  };
+}
+
 /** A client error raised by Fastify itself (its errors carry `FST_` codes and a status). */
 function isFastifyClientError(error: unknown): error is Error & { statusCode: number } {
   const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import { Duplex } from 'node:stream';
-import { errorBody } from '../errors/http-error.filter';
+import { rawErrorReply } from '../errors/http-error.filter';
 import { requestIdOf } from './request-id';
 
 /** The status and message for an error Node's HTTP parser (or its request timer) raised. */
@@ -43,14 +43,8 @@ export function answerClientErrorsInErrorShape(server: Server): void {
     // The request whose body failed already has an id (echoed from its headers, or logged); else a new one.
     const requestId = inFlight ? requestIdOf(inFlight.req) : randomUUID();
     logger.warn({ requestId, res: { status }, code: error.code }, 'request refused by the HTTP parser');
-    const body = JSON.stringify(errorBody(status, message, requestId));
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
+    const { headers, body } = rawErrorReply(status, message, requestId);
+    const head = Object.entries({ ...headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`);
   });
 }

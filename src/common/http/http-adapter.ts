@@ -3,7 +3,7 @@ import { AbstractHttpAdapter } from '@nestjs/core';
 import type { FastifyServerOptions } from 'fastify';
 import { parse as parseQueryString } from 'node:querystring';
 import { HttpAdapterKind } from '../../config/environment';
-import { errorBody } from '../errors/http-error.filter';
+import { rawErrorReply } from '../errors/http-error.filter';
 import { requestIdOf } from './request-id';
 import { markUndecodablePath } from './undecodable-path';
 
@@ -29,9 +29,8 @@ const FASTIFY_OPTIONS: FastifyServerOptions = {
   // Anything else the router rejects before any hook runs: at least the contract's error body.
   frameworkErrors: (error, request, reply) => {
     const status = error.statusCode ?? 400;
-    reply.raw
-      .writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': request.id })
-      .end(JSON.stringify(errorBody(status, error.message, request.id)));
+    const { headers, body } = rawErrorReply(status, error.message, request.id);
+    reply.raw.writeHead(status, headers).end(body);
   },
 };
 

@@ -35,8 +35,9 @@ const securityHeaders: Middleware = (req, res, next) =>
 
 /**
  * Security headers (helmet), CORS for the configured origins, how long a
- * client may take to send a request, and the answer to one Node refuses. Applied before Swagger's routes and
- * before every other middleware, so every reply is covered, errors included.
+ * client may take to send a request, and the answer to a request Node's
+ * parser refuses. Applied before Swagger's routes and Nest's middleware (only
+ * the request id comes first), so every reply is covered, errors included.
  * CORS is the `cors` middleware on both HTTP adapters (what Express's
  * enableCors uses), so preflights and allowed methods do not depend on the
  * adapter.
