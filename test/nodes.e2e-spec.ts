@@ -221,10 +221,17 @@ describe('Nodes', () => {
     });
 
     it('returns the full node, as GET shows it', async () => {
-      const put = await t.http.put(nodeUrl(f)).set(f.member.auth).send({ name: 'Renamed' }).expect(200);
+      await t.http.post(`${nodeUrl(f)}/versions`).set(f.owner.auth).send({ version: '1.0.0', tags: ['v'] }).expect(201);
+      const put = await t.http
+        .put(nodeUrl(f))
+        .set(f.member.auth)
+        .send({ name: 'Renamed', description: null, tags: ['x', 'y'], supported_os: null, translations: { de: { name: 'Knoten' } } })
+        .expect(200);
       const get = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
       expect(put.body).toEqual(get.body);
-      expect(get.body.name).toBe('Renamed');
+      expect(get.body).toMatchObject({ name: 'Renamed', description: null, tags: ['x', 'y'], supported_os: [], latest_version: { version: '1.0.0' } });
+      const moderated = await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusBanned', search_ranking: 3 }).expect(200);
+      expect(moderated.body).toEqual({ ...get.body, status: 'NodeStatusBanned', search_ranking: 3 });
     });
 
     it('supports a GET → edit → PUT round trip, ignoring server-managed fields', async () => {

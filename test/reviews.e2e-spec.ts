@@ -46,6 +46,19 @@ describe('Reviews', () => {
     expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.rating).toBe(1.5);
   });
 
+  it('answers with the node as GET shows it; a repeat review keeps the review’s id and creation time', async () => {
+    const user = await t.createUser();
+    await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`).set(f.owner.auth).send({ version: '1.0.0' }).expect(201);
+    const first = await review(user, 2).expect(200);
+    expect(first.body).toEqual((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body);
+    const [before] = await t.dataSource.getRepository(ReviewEntity).findBy({ nodeId: f.nodeId });
+    const second = await review(user, 5).expect(200);
+    expect(second.body).toEqual({ ...first.body, rating: 5 });
+    const [after] = await t.dataSource.getRepository(ReviewEntity).findBy({ nodeId: f.nodeId });
+    expect(after).toMatchObject({ id: before.id, userId: user.id, star: 5, createdAt: before.createdAt });
+    expect(after.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime());
+  });
+
   it('finds the node ignoring case; unknown or deleted nodes are 404, banned nodes 403', async () => {
     const user = await t.createUser();
     await review(user, 4, f.nodeId.toUpperCase()).expect(200);

@@ -206,20 +206,35 @@ export class PreparedUpdate<T extends ObjectLiteral> {
   }
 }
 
+/** On a unique violation of `columns`, update `update` to the new row's values instead (an upsert). */
+export interface OnConflict<T> {
+  columns: (keyof T & string)[];
+  update: (keyof T & string)[];
+}
+
 /**
  * An INSERT of one row, with values converted by the driver exactly as
  * `manager.insert` converts them. Undefined properties are left out, so the
- * column's default applies, as with `manager.insert`.
+ * column's default applies, as with `manager.insert`. With `onConflict`, an
+ * upsert in one statement (`ON CONFLICT ... DO UPDATE`, the same SQL on
+ * SQLite and PostgreSQL).
  */
 export class PreparedInsert<T extends ObjectLiteral> {
   // Callers insert a fixed set of properties, so a handful of statements at most.
   private readonly statements = new ColumnStatements<T>(this.target, 16, (driver, metadata, columns) => {
     const names = columns.map((column) => driver.escape(column.databaseName));
     const parameters = columns.map((column, index) => driver.createParameter(column.databaseName, index));
-    return `INSERT INTO ${driver.escape(metadata.tableName)} (${names.join(', ')}) VALUES (${parameters.join(', ')})`;
+    const insert = `INSERT INTO ${driver.escape(metadata.tableName)} (${names.join(', ')}) VALUES (${parameters.join(', ')})`;
+    if (!this.onConflict) return insert;
+    const name = (property: keyof T & string) => driver.escape(columnOf(metadata, property).databaseName);
+    const updates = this.onConflict.update.map((property) => `${name(property)} = EXCLUDED.${name(property)}`);
+    return `${insert} ON CONFLICT (${this.onConflict.columns.map(name).join(', ')}) DO UPDATE SET ${updates.join(', ')}`;
   });
 
-  constructor(private readonly target: EntityTarget<T>) {}
+  constructor(
+    private readonly target: EntityTarget<T>,
+    private readonly onConflict?: OnConflict<T>,
+  ) {}
 
   async run(manager: EntityManager, row: Partial<T>): Promise<void> {
     const properties = givenProperties(row);

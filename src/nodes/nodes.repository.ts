@@ -23,16 +23,9 @@ const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 
 @Injectable()
 export class NodesRepository {
-  private readonly displayQuery = new PreparedSql((dataSource) => {
-    const escape = (name: string) => dataSource.driver.escape(name);
-    const columns = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION].map((e) => selectColumns(dataSource, e)).join(', ');
-    return (
-      `SELECT ${columns} FROM ${escape('nodes')} ${escape('n')}` +
-      ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${escape('p')}.${escape('id')} = ${escape('n')}.${escape('publisher_id')}` +
-      ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${escape('v')}.${escape('id')} = ${escape('n')}.${escape('latest_version_id')}` +
-      ` WHERE ${escape('n')}.${escape('normalized_id')} = ${dataSource.driver.createParameter('normalizedId', 0)}`
-    );
-  });
+  private readonly displayQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, ''));
+  // PostgreSQL refuses FOR UPDATE on the nullable side of an outer join, so only the node row is locked.
+  private readonly displayQueryForUpdate = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, ` FOR UPDATE OF ${dataSource.driver.escape('n')}`));
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
     ['nodeId', 'id'],
@@ -53,17 +46,24 @@ export class NodesRepository {
 
   /**
    * The node with its publisher and latest version, in one query. Every read
-   * and every node write's reply runs it, so its SQL is built once rather than
-   * by the query builder per request; rows are hydrated with the driver's own
+   * runs it, and every node write that answers with the node runs it under
+   * `lock` (from TransactionRunner.lockForUpdate) in place of a plain lookup,
+   * so the reply needs no second read. Its SQL is built once rather than by
+   * the query builder per request; rows are hydrated with the driver's own
    * conversions.
    */
-  async findNodeForDisplay(normalizedId: string): Promise<NodeEntity | null> {
-    const [row] = await this.dataSource.query<Record<string, unknown>[]>(this.displayQuery.for(this.dataSource), [normalizedId]);
+  async findNodeForDisplay(
+    normalizedId: string,
+    manager: EntityManager = this.dataSource.manager,
+    { lock }: Pick<FindOneOptions, 'lock'> = {},
+  ): Promise<NodeEntity | null> {
+    const query = lock ? this.displayQueryForUpdate : this.displayQuery;
+    const [row] = await manager.query<Record<string, unknown>[]>(query.for(manager.connection), [normalizedId]);
     if (!row) return null;
-    const node = hydrate<NodeEntity>(this.dataSource, DISPLAY_NODE, row);
+    const node = hydrate<NodeEntity>(manager.connection, DISPLAY_NODE, row);
     if (!node) return null;
-    node.publisher = hydrate<PublisherEntity>(this.dataSource, DISPLAY_PUBLISHER, row);
-    node.latestVersion = hydrate<NodeVersionEntity>(this.dataSource, DISPLAY_VERSION, row) ?? null;
+    node.publisher = hydrate<PublisherEntity>(manager.connection, DISPLAY_PUBLISHER, row);
+    node.latestVersion = hydrate<NodeVersionEntity>(manager.connection, DISPLAY_VERSION, row) ?? null;
     return node;
   }
 
@@ -137,5 +137,16 @@ export class NodesRepository {
 
   updateVersion(manager: EntityManager, versionId: string, changes: Partial<NodeVersionEntity>): Promise<void> {
     return this.versionUpdate.run(manager, { id: versionId }, changes);
+  }
+
+  private buildDisplayQuery(dataSource: DataSource, lockClause: string): string {
+    const escape = (name: string) => dataSource.driver.escape(name);
+    const columns = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION].map((e) => selectColumns(dataSource, e)).join(', ');
+    return (
+      `SELECT ${columns} FROM ${escape('nodes')} ${escape('n')}` +
+      ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${escape('p')}.${escape('id')} = ${escape('n')}.${escape('publisher_id')}` +
+      ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${escape('v')}.${escape('id')} = ${escape('n')}.${escape('latest_version_id')}` +
+      ` WHERE ${escape('n')}.${escape('normalized_id')} = ${dataSource.driver.createParameter('normalizedId', 0)}${lockClause}`
+    );
   }
 }

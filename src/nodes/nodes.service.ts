@@ -158,14 +158,16 @@ export class NodesService {
     if (input.id !== undefined && input.id.toLowerCase() !== nodeId.toLowerCase()) {
       throw new BadRequestException(`id '${input.id}' in the body does not match node '${nodeId}' in the path`);
     }
-    const id = await this.tx.run(async (manager) => {
-      const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
-      this.assertAdminFieldsUnchanged(caller, node, input);
-      const changes = this.applyPatch(node, input);
-      await this.nodes.updateNode(manager, node.id, { ...changes, updatedAt: new Date() });
-      return node.id;
+    const node = await this.tx.run(async (manager) => {
+      const locked = await this.lockPublisherNode(manager, caller, publisherId, nodeId, { forDisplay: true });
+      this.assertAdminFieldsUnchanged(caller, locked, input);
+      const changes = this.applyPatch(locked, input);
+      locked.updatedAt = new Date();
+      await this.nodes.updateNode(manager, locked.id, { ...changes, updatedAt: locked.updatedAt });
+      return locked;
     });
-    return this.display(id, { includeDeleted: true });
+    // The row as locked plus this update is what the transaction committed: no need to read it back.
+    return toNodeDto(node);
   }
 
   async listVersions(nodeId: string): Promise<NodeVersionDto[]> {
@@ -264,7 +266,7 @@ export class NodesService {
    * when banned. Meant for the reviews module, inside its transaction.
    */
   async lockReviewableNode(manager: EntityManager, nodeId: string): Promise<NodeEntity> {
-    const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, this.tx.lockForUpdate());
+    const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase(), manager, this.tx.lockForUpdate());
     if (!node || node.status === 'NodeStatusDeleted') {
       throw new NotFoundException(`node '${nodeId}' not found`);
     }
@@ -274,24 +276,33 @@ export class NodesService {
     return node;
   }
 
-  setRating(manager: EntityManager, nodeId: string, rating: number): Promise<void> {
-    return this.nodes.setRating(manager, nodeId, rating);
+  /** Sets the rating of a node from lockReviewableNode; returns the node as it now is, for the reply. */
+  async setRating(manager: EntityManager, node: NodeEntity, rating: number): Promise<NodeDto> {
+    await this.nodes.setRating(manager, node.id, rating);
+    node.rating = rating;
+    return toNodeDto(node);
   }
 
   /**
    * The publisher's node, locked for the rest of the transaction. 404 when the
    * publisher or node is unknown, or the node is another publisher's (never
    * revealed); 403 when the caller may not manage the publisher. Deleted nodes
-   * are 404 and banned nodes 403 for everyone but admins.
+   * are 404 and banned nodes 403 for everyone but admins. `forDisplay` loads
+   * the publisher and latest version with it, for a write that answers with the node.
    */
   private async lockPublisherNode(
     manager: EntityManager,
     caller: Principal,
     publisherId: string,
     nodeId: string,
+    { forDisplay = false } = {},
   ): Promise<NodeEntity> {
     await this.publishers.requireNodeManager(caller, publisherId, manager);
-    const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, this.tx.lockForUpdate());
+    const normalizedId = nodeId.toLowerCase();
+    const lock = this.tx.lockForUpdate();
+    const node = forDisplay
+      ? await this.nodes.findNodeForDisplay(normalizedId, manager, lock)
+      : await this.nodes.findNode(normalizedId, manager, lock);
     if (!node || node.publisherId !== publisherId || (node.status === 'NodeStatusDeleted' && !caller.isAdmin)) {
       throw new NotFoundException(`node '${nodeId}' not found for publisher '${publisherId}'`);
     }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { PreparedFindOne, PreparedSql, PreparedUpdate } from '../database/prepared-statements';
+import { PreparedInsert, PreparedSql } from '../database/prepared-statements';
 import { ReviewEntity } from './entities/review.entity';
 
 @Injectable()
 export class ReviewsRepository {
-  private readonly byNodeAndUser = new PreparedFindOne(ReviewEntity, [['nodeId', 'userId']]);
-  private readonly reviewUpdate = new PreparedUpdate(ReviewEntity, ['id']);
+  // One review per user and node (uq_reviews_node_user): a repeat review replaces the star and keeps the id.
+  private readonly reviewUpsert = new PreparedInsert(ReviewEntity, { columns: ['nodeId', 'userId'], update: ['star', 'updatedAt'] });
   private readonly starTotalsQuery = new PreparedSql(({ driver }) => {
     const star = driver.escape('star');
     return (
@@ -15,16 +15,9 @@ export class ReviewsRepository {
     );
   });
 
-  findByNodeAndUser(manager: EntityManager, nodeId: string, userId: string): Promise<ReviewEntity | null> {
-    return this.byNodeAndUser.run(manager, { nodeId, userId });
-  }
-
-  async insert(manager: EntityManager, review: ReviewEntity): Promise<void> {
-    await manager.insert(ReviewEntity, review);
-  }
-
-  setStar(manager: EntityManager, reviewId: string, star: number, at: Date): Promise<void> {
-    return this.reviewUpdate.run(manager, { id: reviewId }, { star, updatedAt: at });
+  /** Inserts the review, or replaces the star of the user's earlier review of the node. */
+  async upsert(manager: EntityManager, review: ReviewEntity): Promise<void> {
+    await this.reviewUpsert.run(manager, review);
   }
 
   /** Exact integer sum and count (PostgreSQL returns bigint aggregates as strings). */

@@ -19,24 +19,18 @@ export class ReviewsService {
    * Records the caller's review (replacing an earlier one) and recomputes the
    * node's rating. The node row is locked first, so concurrent reviews queue
    * on it and each recomputation sees every committed review: no lost update.
+   * The reply is that locked row with its new rating, as the transaction committed it.
    */
-  async review(caller: Principal, nodeId: string, star: number): Promise<NodeDto> {
-    const id = await this.tx.run(async (manager) => {
+  review(caller: Principal, nodeId: string, star: number): Promise<NodeDto> {
+    return this.tx.run(async (manager) => {
       const node = await this.nodes.lockReviewableNode(manager, nodeId);
       const now = new Date();
-      const existing = await this.reviews.findByNodeAndUser(manager, node.id, caller.id);
-      if (existing) {
-        await this.reviews.setStar(manager, existing.id, star, now);
-      } else {
-        await this.reviews.insert(
-          manager,
-          Object.assign(new ReviewEntity(), { id: randomUUID(), nodeId: node.id, userId: caller.id, star, createdAt: now, updatedAt: now }),
-        );
-      }
+      await this.reviews.upsert(
+        manager,
+        Object.assign(new ReviewEntity(), { id: randomUUID(), nodeId: node.id, userId: caller.id, star, createdAt: now, updatedAt: now }),
+      );
       const { sum, count } = await this.reviews.starTotals(manager, node.id);
-      await this.nodes.setRating(manager, node.id, count === 0 ? 0 : sum / count);
-      return node.id;
+      return this.nodes.setRating(manager, node, count === 0 ? 0 : sum / count);
     });
-    return this.nodes.get(id);
   }
 }
