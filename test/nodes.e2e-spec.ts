@@ -314,6 +314,12 @@ describe('Nodes', () => {
       await t.http.put(`/publishers/${unique('nope')}/nodes/${f.nodeId}`).set(outsider.auth).send({ name: 'x' }).expect(404);
       await t.http.put(nodeUrl(f, unique('nope'))).set(f.owner.auth).send({ name: 'x' }).expect(404);
       await t.http.put(nodeUrl(f)).send({ name: 'x' }).expect(401);
+      // The publisher is judged before the node: a non-member learns nothing about which nodes exist.
+      const other = await createPublisherWithNode(t);
+      await t.http.put(nodeUrl(f, unique('nope'))).set(outsider.auth).send({ name: 'x' }).expect(403);
+      await t.http.put(nodeUrl(other, f.nodeId)).set(outsider.auth).send({ name: 'x' }).expect(403);
+      await t.http.put(nodeUrl(other, f.nodeId)).set(admin.auth).send({ name: 'x' }).expect(404);
+      expect((await stored(f.nodeId)).name).toBe('A node');
     });
 
     it('admins may update any publisher’s node', async () => {

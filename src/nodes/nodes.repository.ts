@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, Not } from 'typeorm';
 import { hydrate, JoinedEntity, PreparedFindOne, PreparedSql, PreparedUpdate, selectColumns } from '../database/prepared-statements';
+import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
@@ -23,9 +24,10 @@ const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 
 @Injectable()
 export class NodesRepository {
-  private readonly displayQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, ''));
-  // PostgreSQL refuses FOR UPDATE on the nullable side of an outer join, so only the node row is locked.
-  private readonly displayQueryForUpdate = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, ` FOR UPDATE OF ${dataSource.driver.escape('n')}`));
+  private readonly displayQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, { withRole: false, lock: false }));
+  private readonly displayForUpdate = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, { withRole: false, lock: true }));
+  private readonly displayWithRoleQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, { withRole: true, lock: false }));
+  private readonly displayWithRoleForUpdate = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, { withRole: true, lock: true }));
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
     ['nodeId', 'id'],
@@ -36,35 +38,42 @@ export class NodesRepository {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  findNode(
-    normalizedId: string,
-    manager: EntityManager = this.dataSource.manager,
-    options: Pick<FindOneOptions, 'lock'> = {},
-  ): Promise<NodeEntity | null> {
-    return this.nodeByNormalizedId.run(manager, { normalizedId }, options);
+  findNode(normalizedId: string, manager: EntityManager = this.dataSource.manager): Promise<NodeEntity | null> {
+    return this.nodeByNormalizedId.run(manager, { normalizedId });
   }
 
   /**
    * The node with its publisher and latest version, in one query. Every read
-   * runs it, and every node write that answers with the node runs it under
-   * `lock` (from TransactionRunner.lockForUpdate) in place of a plain lookup,
-   * so the reply needs no second read. Its SQL is built once rather than by
-   * the query builder per request; rows are hydrated with the driver's own
-   * conversions.
+   * runs it, and a write that answers with the node runs it under `lock`
+   * (from TransactionRunner.lockForUpdate), so the reply needs no second
+   * read. Its SQL is built once rather than by the query builder per request;
+   * rows are hydrated with the driver's own conversions.
    */
   async findNodeForDisplay(
     normalizedId: string,
     manager: EntityManager = this.dataSource.manager,
     { lock }: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<NodeEntity | null> {
-    const query = lock ? this.displayQueryForUpdate : this.displayQuery;
+    const query = lock ? this.displayForUpdate : this.displayQuery;
     const [row] = await manager.query<Record<string, unknown>[]>(query.for(manager.connection), [normalizedId]);
-    if (!row) return null;
-    const node = hydrate<NodeEntity>(manager.connection, DISPLAY_NODE, row);
-    if (!node) return null;
-    node.publisher = hydrate<PublisherEntity>(manager.connection, DISPLAY_PUBLISHER, row);
-    node.latestVersion = hydrate<NodeVersionEntity>(manager.connection, DISPLAY_VERSION, row) ?? null;
-    return node;
+    return row ? this.hydrateDisplayRow(manager.connection, row) : null;
+  }
+
+  /**
+   * The display query, locked as above, plus the user's role in the node's
+   * publisher (null when not a member): the one read a write to a
+   * publisher's node needs.
+   */
+  async findNodeWithRole(
+    manager: EntityManager,
+    normalizedId: string,
+    userId: string,
+    { lock }: Pick<FindOneOptions, 'lock'> = {},
+  ): Promise<{ node: NodeEntity; role: PublisherRole | null } | null> {
+    const query = lock ? this.displayWithRoleForUpdate : this.displayWithRoleQuery;
+    const [row] = await manager.query<Record<string, unknown>[]>(query.for(manager.connection), [userId, normalizedId]);
+    const node = row && this.hydrateDisplayRow(manager.connection, row);
+    return node ? { node, role: (row.m_role as PublisherRole | null) ?? null } : null;
   }
 
   listActiveNodes(filter: NodeListFilter): Promise<[NodeEntity[], number]> {
@@ -139,14 +148,32 @@ export class NodesRepository {
     return this.versionUpdate.run(manager, { id: versionId }, changes);
   }
 
-  private buildDisplayQuery(dataSource: DataSource, lockClause: string): string {
-    const escape = (name: string) => dataSource.driver.escape(name);
-    const columns = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION].map((e) => selectColumns(dataSource, e)).join(', ');
-    return (
-      `SELECT ${columns} FROM ${escape('nodes')} ${escape('n')}` +
-      ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${escape('p')}.${escape('id')} = ${escape('n')}.${escape('publisher_id')}` +
-      ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${escape('v')}.${escape('id')} = ${escape('n')}.${escape('latest_version_id')}` +
-      ` WHERE ${escape('n')}.${escape('normalized_id')} = ${dataSource.driver.createParameter('normalizedId', 0)}${lockClause}`
-    );
+  private hydrateDisplayRow(dataSource: DataSource, row: Record<string, unknown>): NodeEntity | null {
+    const node = hydrate<NodeEntity>(dataSource, DISPLAY_NODE, row);
+    if (!node) return null;
+    node.publisher = hydrate<PublisherEntity>(dataSource, DISPLAY_PUBLISHER, row);
+    node.latestVersion = hydrate<NodeVersionEntity>(dataSource, DISPLAY_VERSION, row) ?? null;
+    return node;
+  }
+
+  /** Parameters in the order they appear (SQLite's are positional): the user, then the node. */
+  private buildDisplayQuery(dataSource: DataSource, { withRole, lock }: { withRole: boolean; lock: boolean }): string {
+    const { driver } = dataSource;
+    const escape = (name: string) => driver.escape(name);
+    const column = (alias: string, name: string) => `${escape(alias)}.${escape(name)}`;
+    const entities = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION].map((e) => selectColumns(dataSource, e));
+    let sql =
+      `SELECT ${entities.join(', ')}${withRole ? `, ${column('m', 'role')} AS ${escape('m_role')}` : ''}` +
+      ` FROM ${escape('nodes')} ${escape('n')}` +
+      ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${column('p', 'id')} = ${column('n', 'publisher_id')}` +
+      ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}`;
+    if (withRole) {
+      sql +=
+        ` LEFT JOIN ${escape('publisher_members')} ${escape('m')} ON ${column('m', 'publisher_id')} = ${column('n', 'publisher_id')}` +
+        ` AND ${column('m', 'user_id')} = ${driver.createParameter('userId', 0)}`;
+    }
+    sql += ` WHERE ${column('n', 'normalized_id')} = ${driver.createParameter('normalizedId', withRole ? 1 : 0)}`;
+    // PostgreSQL refuses FOR UPDATE on the nullable side of an outer join, so only the node row is locked.
+    return lock ? `${sql} FOR UPDATE OF ${escape('n')}` : sql;
   }
 }

@@ -159,7 +159,7 @@ export class NodesService {
       throw new BadRequestException(`id '${input.id}' in the body does not match node '${nodeId}' in the path`);
     }
     const node = await this.tx.run(async (manager) => {
-      const locked = await this.lockPublisherNode(manager, caller, publisherId, nodeId, { forDisplay: true });
+      const locked = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
       this.assertAdminFieldsUnchanged(caller, locked, input);
       const changes = this.applyPatch(locked, input);
       locked.updatedAt = new Date();
@@ -284,26 +284,27 @@ export class NodesService {
   }
 
   /**
-   * The publisher's node, locked for the rest of the transaction. 404 when the
-   * publisher or node is unknown, or the node is another publisher's (never
-   * revealed); 403 when the caller may not manage the publisher. Deleted nodes
-   * are 404 and banned nodes 403 for everyone but admins. `forDisplay` loads
-   * the publisher and latest version with it, for a write that answers with the node.
+   * The publisher's node with its publisher and latest version, locked for
+   * the rest of the transaction, in one query. 404 when the publisher or node
+   * is unknown, or the node is another publisher's (never revealed); 403 when
+   * the caller may not manage the publisher. Deleted nodes are 404 and banned
+   * nodes 403 for everyone but admins.
    */
   private async lockPublisherNode(
     manager: EntityManager,
     caller: Principal,
     publisherId: string,
     nodeId: string,
-    { forDisplay = false } = {},
   ): Promise<NodeEntity> {
-    await this.publishers.requireNodeManager(caller, publisherId, manager);
-    const normalizedId = nodeId.toLowerCase();
-    const lock = this.tx.lockForUpdate();
-    const node = forDisplay
-      ? await this.nodes.findNodeForDisplay(normalizedId, manager, lock)
-      : await this.nodes.findNode(normalizedId, manager, lock);
-    if (!node || node.publisherId !== publisherId || (node.status === 'NodeStatusDeleted' && !caller.isAdmin)) {
+    const found = await this.nodes.findNodeWithRole(manager, nodeId.toLowerCase(), caller.id, this.tx.lockForUpdate());
+    if (!found || found.node.publisherId !== publisherId) {
+      // As precise as when the publisher is checked first: 404 for an unknown publisher, 403 for one the caller may not manage.
+      await this.publishers.requireNodeManager(caller, publisherId, manager);
+      throw new NotFoundException(`node '${nodeId}' not found for publisher '${publisherId}'`);
+    }
+    const { node, role } = found;
+    this.publishers.assertRole(caller, publisherId, role, 'member');
+    if (node.status === 'NodeStatusDeleted' && !caller.isAdmin) {
       throw new NotFoundException(`node '${nodeId}' not found for publisher '${publisherId}'`);
     }
     if (node.status === 'NodeStatusBanned' && !caller.isAdmin) {

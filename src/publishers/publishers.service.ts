@@ -87,17 +87,25 @@ export class PublishersService {
     if (!found) {
       throw publisherNotFound(publisherId);
     }
-    const { publisher, role: callerRole } = found;
+    this.assertRole(caller, publisherId, found.role, role);
+    return found.publisher;
+  }
+
+  /**
+   * 403 unless a caller whose role in the (existing) publisher is `callerRole`
+   * (null: not a member) may act as `required`; for callers that looked the
+   * role up themselves, with the row they needed anyway.
+   */
+  assertRole(caller: Principal, publisherId: string, callerRole: PublisherRole | null, required: PublisherRole): void {
     if (caller.isAdmin) {
-      return publisher;
+      return;
     }
     if (!callerRole) {
       throw new ForbiddenException(`you are not a member of publisher '${publisherId}'`);
     }
-    if (role === 'owner' && callerRole !== 'owner') {
+    if (required === 'owner' && callerRole !== 'owner') {
       throw new ForbiddenException(`only an owner of publisher '${publisherId}' may do this`);
     }
-    return publisher;
   }
 
   private async requirePublisher(publisherId: string, manager?: EntityManager): Promise<PublisherEntity> {
