@@ -154,9 +154,17 @@ describe('Nodes', () => {
         where: { id: f.nodeId },
         relations: { publisher: true, latestVersion: true },
       });
-      const viaDisplayQuery = await t.app.get(NodesRepository).findNodeForDisplay(f.nodeId.toLowerCase());
+      const nodes = t.app.get(NodesRepository);
+      const viaDisplayQuery = await nodes.findNodeForDisplay(f.nodeId.toLowerCase());
       expect(viaDisplayQuery).toEqual(viaTypeorm);
       expect(viaDisplayQuery?.latestVersion?.deprecated).toBe(true);
+      // The same row with the caller's role, as a write reads it.
+      const manager = t.dataSource.manager;
+      const normalizedId = f.nodeId.toLowerCase();
+      expect(await nodes.findNodeWithRole(manager, normalizedId, f.owner.id)).toEqual({ node: viaTypeorm, role: 'owner' });
+      expect(await nodes.findNodeWithRole(manager, normalizedId, f.member.id)).toEqual({ node: viaTypeorm, role: 'member' });
+      expect(await nodes.findNodeWithRole(manager, normalizedId, outsider.id)).toEqual({ node: viaTypeorm, role: null });
+      expect(await nodes.findNodeWithRole(manager, unique('missing'), f.owner.id)).toBeNull();
     });
 
     it('returns 404 for unknown nodes, and 400 for a NUL in the id', async () => {
@@ -231,8 +239,45 @@ describe('Nodes', () => {
       expect(put.body).toEqual(get.body);
       expect(get.body).toMatchObject({ name: 'Renamed', description: null, tags: ['x', 'y'], supported_os: [], latest_version: { version: '1.0.0' } });
       const moderated = await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusBanned', search_ranking: 3 }).expect(200);
+      expect(moderated.body).toEqual((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body);
       expect(moderated.body).toEqual({ ...get.body, status: 'NodeStatusBanned', search_ranking: 3 });
     });
+
+    // Only PostgreSQL has row locks to wait on; SQLite runs writers one at a time.
+    (process.env.TEST_DATABASE_URL ? it : it.skip)(
+      'after waiting for the node lock, answers with what the lock holder committed (PUT node and POST review)',
+      async () => {
+        await t.http.post(`${nodeUrl(f)}/versions`).set(f.owner.auth).send({ version: '1.0.0', changelog: 'before' }).expect(201);
+        const holder = t.dataSource.createQueryRunner();
+        await holder.connect();
+        await holder.startTransaction();
+        try {
+          await holder.query('SELECT id FROM nodes WHERE id = $1 FOR UPDATE', [f.nodeId]);
+          await holder.query(`UPDATE node_versions SET changelog = 'while locked' WHERE node_id = $1`, [f.nodeId]);
+          const put = t.http.put(nodeUrl(f)).set(f.member.auth).send({ author: 'Waiter' }).then((res) => res);
+          const review = t.http.post(`/nodes/${f.nodeId}/reviews?star=4`).set(outsider.auth).then((res) => res);
+          // Both requests are queued on the lock before the holder commits.
+          for (let waiting = 0; waiting < 2; ) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            const [row] = await t.dataSource.query<{ count: string }[]>(
+              `SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            );
+            waiting = Number(row.count);
+          }
+          await holder.commitTransaction();
+          const [putReply, reviewReply] = await Promise.all([put, review]);
+          const get = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+          expect(get.body.latest_version.changelog).toBe('while locked');
+          expect([putReply.status, reviewReply.status]).toEqual([200, 200]);
+          // Whichever ran second saw the other's change; each shows the version as committed.
+          expect(putReply.body.latest_version).toEqual(get.body.latest_version);
+          expect(reviewReply.body.latest_version).toEqual(get.body.latest_version);
+        } finally {
+          if (holder.isTransactionActive) await holder.rollbackTransaction();
+          await holder.release();
+        }
+      },
+    );
 
     it('supports a GET → edit → PUT round trip, ignoring server-managed fields', async () => {
       await t.http.post(`${nodeUrl(f)}/versions`).set(f.owner.auth).send({ version: '1.0.0' }).expect(201);
@@ -271,6 +316,8 @@ describe('Nodes', () => {
       [{ colour: 'red' }, 'property colour should not exist'],
       [{ name: 'nul\u0000byte' }, 'name must not contain NUL characters'],
       [{ translations: { de: { name: 'a\u0000' } } }, 'translations.de.name must not contain NUL characters'],
+      [{ name: 'a\ud800b' }, 'name must be well-formed Unicode (it has an unpaired surrogate)'],
+      [{ tags: ['ok', '\udc00'] }, 'tags.1 must be well-formed Unicode'],
       [JSON.parse('{"__proto__": {"polluted": true}}'), 'property __proto__ is not allowed'],
       [{ constructor: { prototype: { polluted: true } } }, 'property constructor is not allowed'],
       [{ translations: { de: { ['__proto__']: 'x' } } }, 'not allowed'],
@@ -279,6 +326,13 @@ describe('Nodes', () => {
       const res = await t.http.put(nodeUrl(f)).set(f.owner.auth).send(body).expect(400);
       expect(res.body.message).toContain(message);
       expect(await stored(f.nodeId)).toEqual(before);
+    });
+
+    it('stores and shows characters outside the BMP (surrogate pairs) as sent', async () => {
+      const name = 'Knoten 🎬 𝄞';
+      const put = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ name }).expect(200);
+      expect(put.body.name).toBe(name);
+      expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.name).toBe(name);
     });
 
     it('accepts translations as an object of objects', async () => {
@@ -319,6 +373,9 @@ describe('Nodes', () => {
       await t.http.put(nodeUrl(f, unique('nope'))).set(outsider.auth).send({ name: 'x' }).expect(403);
       await t.http.put(nodeUrl(other, f.nodeId)).set(outsider.auth).send({ name: 'x' }).expect(403);
       await t.http.put(nodeUrl(other, f.nodeId)).set(admin.auth).send({ name: 'x' }).expect(404);
+      await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusDeleted' }).expect(200);
+      await t.http.put(nodeUrl(f)).set(outsider.auth).send({ name: 'x' }).expect(403);
+      await t.http.post(`${nodeUrl(f)}/versions`).set(outsider.auth).send({ version: '1.0.0' }).expect(403);
       expect((await stored(f.nodeId)).name).toBe('A node');
     });
 

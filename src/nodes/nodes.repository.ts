@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, Not } from 'typeorm';
-import { hydrate, JoinedEntity, PreparedFindOne, PreparedSql, PreparedUpdate, selectColumns } from '../database/prepared-statements';
+import { hydrate, isRowLock, JoinedEntity, PreparedFindOne, PreparedSql, PreparedUpdate, selectColumns } from '../database/prepared-statements';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from './entities/node-version.entity';
@@ -24,10 +24,12 @@ const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 
 @Injectable()
 export class NodesRepository {
-  private readonly displayQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, { withRole: false, lock: false }));
-  private readonly displayForUpdate = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, { withRole: false, lock: true }));
-  private readonly displayWithRoleQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, { withRole: true, lock: false }));
-  private readonly displayWithRoleForUpdate = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, { withRole: true, lock: true }));
+  private readonly displayQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, false));
+  private readonly displayWithRoleQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, true));
+  private readonly nodeRowLock = new PreparedSql(({ driver }) => {
+    const column = driver.escape('normalized_id');
+    return `SELECT ${driver.escape('id')} FROM ${driver.escape('nodes')} WHERE ${column} = ${driver.createParameter('normalizedId', 0)} FOR UPDATE`;
+  });
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
     ['nodeId', 'id'],
@@ -45,24 +47,24 @@ export class NodesRepository {
   /**
    * The node with its publisher and latest version, in one query. Every read
    * runs it, and a write that answers with the node runs it under `lock`
-   * (from TransactionRunner.lockForUpdate), so the reply needs no second
-   * read. Its SQL is built once rather than by the query builder per request;
-   * rows are hydrated with the driver's own conversions.
+   * (from TransactionRunner.lockForUpdate), so the reply needs no read after
+   * commit. Its SQL is built once rather than by the query builder per
+   * request; rows are hydrated with the driver's own conversions.
    */
   async findNodeForDisplay(
     normalizedId: string,
     manager: EntityManager = this.dataSource.manager,
     { lock }: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<NodeEntity | null> {
-    const query = lock ? this.displayForUpdate : this.displayQuery;
-    const [row] = await manager.query<Record<string, unknown>[]>(query.for(manager.connection), [normalizedId]);
+    await this.lockNodeRow(manager, normalizedId, lock);
+    const [row] = await manager.query<Record<string, unknown>[]>(this.displayQuery.for(manager.connection), [normalizedId]);
     return row ? this.hydrateDisplayRow(manager.connection, row) : null;
   }
 
   /**
    * The display query, locked as above, plus the user's role in the node's
-   * publisher (null when not a member): the one read a write to a
-   * publisher's node needs.
+   * publisher (null when not a member): what a write to a publisher's node
+   * reads before it changes anything.
    */
   async findNodeWithRole(
     manager: EntityManager,
@@ -70,8 +72,8 @@ export class NodesRepository {
     userId: string,
     { lock }: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<{ node: NodeEntity; role: PublisherRole | null } | null> {
-    const query = lock ? this.displayWithRoleForUpdate : this.displayWithRoleQuery;
-    const [row] = await manager.query<Record<string, unknown>[]>(query.for(manager.connection), [userId, normalizedId]);
+    await this.lockNodeRow(manager, normalizedId, lock);
+    const [row] = await manager.query<Record<string, unknown>[]>(this.displayWithRoleQuery.for(manager.connection), [userId, normalizedId]);
     const node = row && this.hydrateDisplayRow(manager.connection, row);
     return node ? { node, role: (row.m_role as PublisherRole | null) ?? null } : null;
   }
@@ -148,6 +150,20 @@ export class NodesRepository {
     return this.versionUpdate.run(manager, { id: versionId }, changes);
   }
 
+  /**
+   * Locks the node row first, in a statement of its own, so that the display
+   * query after it reads everything committed before the lock was granted. A
+   * locking join would not: PostgreSQL (READ COMMITTED) re-reads only the
+   * locked row after a wait, and the joined version and publisher rows would
+   * be those of before it, e.g. a latest version a concurrent version write
+   * just replaced. SQLite serialises writers and takes no row locks.
+   */
+  private async lockNodeRow(manager: EntityManager, normalizedId: string, lock: FindOneOptions['lock']): Promise<void> {
+    if (isRowLock(lock)) {
+      await manager.query(this.nodeRowLock.for(manager.connection), [normalizedId]);
+    }
+  }
+
   private hydrateDisplayRow(dataSource: DataSource, row: Record<string, unknown>): NodeEntity | null {
     const node = hydrate<NodeEntity>(dataSource, DISPLAY_NODE, row);
     if (!node) return null;
@@ -157,7 +173,7 @@ export class NodesRepository {
   }
 
   /** Parameters in the order they appear (SQLite's are positional): the user, then the node. */
-  private buildDisplayQuery(dataSource: DataSource, { withRole, lock }: { withRole: boolean; lock: boolean }): string {
+  private buildDisplayQuery(dataSource: DataSource, withRole: boolean): string {
     const { driver } = dataSource;
     const escape = (name: string) => driver.escape(name);
     const column = (alias: string, name: string) => `${escape(alias)}.${escape(name)}`;
@@ -172,8 +188,6 @@ export class NodesRepository {
         ` LEFT JOIN ${escape('publisher_members')} ${escape('m')} ON ${column('m', 'publisher_id')} = ${column('n', 'publisher_id')}` +
         ` AND ${column('m', 'user_id')} = ${driver.createParameter('userId', 0)}`;
     }
-    sql += ` WHERE ${column('n', 'normalized_id')} = ${driver.createParameter('normalizedId', withRole ? 1 : 0)}`;
-    // PostgreSQL refuses FOR UPDATE on the nullable side of an outer join, so only the node row is locked.
-    return lock ? `${sql} FOR UPDATE OF ${escape('n')}` : sql;
+    return `${sql} WHERE ${column('n', 'normalized_id')} = ${driver.createParameter('normalizedId', withRole ? 1 : 0)}`;
   }
 }

@@ -23,14 +23,21 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  */
 export const MAX_INPUT_DEPTH = 32;
 
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
 /**
  * The first problem no DTO rule can see: a prototype-polluting key (which
  * class-transformer would drop silently), a NUL character (which PostgreSQL
- * cannot store in text), or nesting deeper than MAX_INPUT_DEPTH.
+ * cannot store in text), an unpaired surrogate (JSON's `\ud800` escape: not
+ * Unicode, so both databases' drivers would store a replacement character
+ * and a reply would differ from what was stored), or nesting deeper than
+ * MAX_INPUT_DEPTH.
  */
 export function findUnsafeInput(value: unknown, path: string, depth = 0): string | undefined {
   if (typeof value === 'string') {
-    return value.includes('\u0000') ? `${path} must not contain NUL characters` : undefined;
+    if (value.includes('\u0000')) return `${path} must not contain NUL characters`;
+    // In /u mode a surrogate pair reads as one code point, so \p{Cs} finds only unpaired halves.
+    return UNPAIRED_SURROGATE.test(value) ? `${path} must be well-formed Unicode (it has an unpaired surrogate)` : undefined;
   }
   if (typeof value !== 'object' || value === null) {
     return undefined;
