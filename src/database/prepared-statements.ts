@@ -88,17 +88,6 @@ export function hydrate<T extends ObjectLiteral>(dataSource: DataSource, entity:
 }
 
 /**
- * Whether find options ask for a row lock (`FOR UPDATE`), the only kind the
- * prepared statements take; any other lock mode is a programming error.
- */
-export function isRowLock(lock: FindOneOptions['lock']): boolean {
-  if (lock && lock.mode !== 'pessimistic_write') {
-    throw new Error(`prepared statements support only pessimistic_write locks, not ${lock.mode}`);
-  }
-  return lock !== undefined;
-}
-
-/**
  * A findOne whose SQL is built once: TypeORM's find options cost more to
  * turn into SQL on every request than the query costs to run. `where` is an
  * OR of ANDs of equalities on entity properties (like TypeORM's `where`
@@ -123,7 +112,10 @@ export class PreparedFindOne<T extends ObjectLiteral> {
     values: Partial<Record<keyof T & string, unknown>>,
     { lock }: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<T | null> {
-    const sql = (isRowLock(lock) ? this.forUpdate : this.plain).for(manager.connection);
+    if (lock && lock.mode !== 'pessimistic_write') {
+      throw new Error(`PreparedFindOne supports only pessimistic_write locks, not ${lock.mode}`);
+    }
+    const sql = (lock ? this.forUpdate : this.plain).for(manager.connection);
     const [row] = await manager.query<Record<string, unknown>[]>(sql, this.where.flat().map((property) => values[property]));
     return row ? (hydrate<T>(manager.connection, this.entity, row) ?? null) : null;
   }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, Not } from 'typeorm';
-import { hydrate, isRowLock, JoinedEntity, PreparedFindOne, PreparedSql, PreparedUpdate, selectColumns } from '../database/prepared-statements';
+import { hydrate, JoinedEntity, PreparedFindOne, PreparedSql, PreparedUpdate, selectColumns } from '../database/prepared-statements';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
+import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
@@ -26,10 +27,6 @@ const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 export class NodesRepository {
   private readonly displayQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, false));
   private readonly displayWithRoleQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, true));
-  private readonly nodeRowLock = new PreparedSql(({ driver }) => {
-    const column = driver.escape('normalized_id');
-    return `SELECT ${driver.escape('id')} FROM ${driver.escape('nodes')} WHERE ${column} = ${driver.createParameter('normalizedId', 0)} FOR UPDATE`;
-  });
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
     ['nodeId', 'id'],
@@ -75,7 +72,7 @@ export class NodesRepository {
     await this.lockNodeRow(manager, normalizedId, lock);
     const [row] = await manager.query<Record<string, unknown>[]>(this.displayWithRoleQuery.for(manager.connection), [userId, normalizedId]);
     const node = row && this.hydrateDisplayRow(manager.connection, row);
-    return node ? { node, role: (row.m_role as PublisherRole | null) ?? null } : null;
+    return node ? { node, role: memberRoleOf(row) } : null;
   }
 
   listActiveNodes(filter: NodeListFilter): Promise<[NodeEntity[], number]> {
@@ -159,8 +156,8 @@ export class NodesRepository {
    * just replaced. SQLite serialises writers and takes no row locks.
    */
   private async lockNodeRow(manager: EntityManager, normalizedId: string, lock: FindOneOptions['lock']): Promise<void> {
-    if (isRowLock(lock)) {
-      await manager.query(this.nodeRowLock.for(manager.connection), [normalizedId]);
+    if (lock) {
+      await this.nodeByNormalizedId.run(manager, { normalizedId }, { lock });
     }
   }
 
@@ -178,16 +175,13 @@ export class NodesRepository {
     const escape = (name: string) => driver.escape(name);
     const column = (alias: string, name: string) => `${escape(alias)}.${escape(name)}`;
     const entities = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION].map((e) => selectColumns(dataSource, e));
-    let sql =
-      `SELECT ${entities.join(', ')}${withRole ? `, ${column('m', 'role')} AS ${escape('m_role')}` : ''}` +
+    const role = withRole ? memberRoleJoin(driver, column('n', 'publisher_id')) : undefined;
+    const sql =
+      `SELECT ${entities.join(', ')}${role ? `, ${role.select}` : ''}` +
       ` FROM ${escape('nodes')} ${escape('n')}` +
       ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${column('p', 'id')} = ${column('n', 'publisher_id')}` +
-      ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}`;
-    if (withRole) {
-      sql +=
-        ` LEFT JOIN ${escape('publisher_members')} ${escape('m')} ON ${column('m', 'publisher_id')} = ${column('n', 'publisher_id')}` +
-        ` AND ${column('m', 'user_id')} = ${driver.createParameter('userId', 0)}`;
-    }
+      ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}` +
+      (role?.join ?? '');
     return `${sql} WHERE ${column('n', 'normalized_id')} = ${driver.createParameter('normalizedId', withRole ? 1 : 0)}`;
   }
 }

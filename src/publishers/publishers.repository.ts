@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { Driver } from 'typeorm/driver/Driver';
 import { hydrate, JoinedEntity, PreparedFindOne, PreparedSql, selectColumns } from '../database/prepared-statements';
 import { PublisherMemberEntity, PublisherRole } from './entities/publisher-member.entity';
 import { PublisherEntity } from './entities/publisher.entity';
@@ -7,19 +8,38 @@ import { PublisherEntity } from './entities/publisher.entity';
 /** The publisher's columns in the publisher-with-role query. */
 const WITH_ROLE_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 
+/**
+ * The caller's role in a publisher, for a query that already has that
+ * publisher's id in `publisherIdColumn` (an escaped `alias.column`): the
+ * column to select (as `m_role`) and the LEFT JOIN on the membership, whose
+ * user id is the query's first parameter (SQLite's are positional).
+ */
+export function memberRoleJoin(driver: Driver, publisherIdColumn: string): { select: string; join: string } {
+  const m = driver.escape('m');
+  return {
+    select: `${m}.${driver.escape('role')} AS ${driver.escape('m_role')}`,
+    join:
+      ` LEFT JOIN ${driver.escape('publisher_members')} ${m} ON ${m}.${driver.escape('publisher_id')} = ${publisherIdColumn}` +
+      ` AND ${m}.${driver.escape('user_id')} = ${driver.createParameter('userId', 0)}`,
+  };
+}
+
+/** The role a row of a query with memberRoleJoin selected; null when the user is not a member. */
+export function memberRoleOf(row: Record<string, unknown>): PublisherRole | null {
+  return (row.m_role as PublisherRole | null) ?? null;
+}
+
 /** Data access for the publisher aggregate: the publisher and its members. */
 @Injectable()
 export class PublishersRepository {
   private readonly publisherById = new PreparedFindOne(PublisherEntity, [['id']]);
   private readonly membership = new PreparedFindOne(PublisherMemberEntity, [['publisherId', 'userId']]);
-  // Parameters in the order they appear (SQLite's are positional).
   private readonly publisherWithRole = new PreparedSql((dataSource) => {
     const { driver } = dataSource;
-    const [p, m] = [driver.escape(WITH_ROLE_PUBLISHER.alias), driver.escape('m')];
+    const p = driver.escape(WITH_ROLE_PUBLISHER.alias);
+    const role = memberRoleJoin(driver, `${p}.${driver.escape('id')}`);
     return (
-      `SELECT ${selectColumns(dataSource, WITH_ROLE_PUBLISHER)}, ${m}.${driver.escape('role')} AS ${driver.escape('m_role')}` +
-      ` FROM ${driver.escape('publishers')} ${p} LEFT JOIN ${driver.escape('publisher_members')} ${m}` +
-      ` ON ${m}.${driver.escape('publisher_id')} = ${p}.${driver.escape('id')} AND ${m}.${driver.escape('user_id')} = ${driver.createParameter('userId', 0)}` +
+      `SELECT ${selectColumns(dataSource, WITH_ROLE_PUBLISHER)}, ${role.select} FROM ${driver.escape('publishers')} ${p}${role.join}` +
       ` WHERE ${p}.${driver.escape('id')} = ${driver.createParameter('publisherId', 1)}`
     );
   });
@@ -42,7 +62,7 @@ export class PublishersRepository {
   ): Promise<{ publisher: PublisherEntity; role: PublisherRole | null } | null> {
     const [row] = await manager.query<Record<string, unknown>[]>(this.publisherWithRole.for(manager.connection), [userId, publisherId]);
     const publisher = row && hydrate<PublisherEntity>(manager.connection, WITH_ROLE_PUBLISHER, row);
-    return publisher ? { publisher, role: (row.m_role as PublisherRole | null) ?? null } : null;
+    return publisher ? { publisher, role: memberRoleOf(row) } : null;
   }
 
   membersWithUsers(publisherId: string): Promise<PublisherMemberEntity[]> {
