@@ -4,12 +4,12 @@ import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 export interface JoinedEntity {
   target: EntityTarget<ObjectLiteral>;
-  /** Table alias, also the prefix of the entity's column aliases in the row. */
+  /** Table alias, also the prefix of the entity's column aliases in the SQL. */
   alias: string;
 }
 
-/** `"alias"."column" AS "alias_column"` for every column of the entity. */
-export function selectColumns(dataSource: DataSource, { target, alias }: JoinedEntity): string {
+/** `"alias"."column" AS "alias_column"` for every column of the entity, in metadata order. */
+function selectColumns(dataSource: DataSource, { target, alias }: JoinedEntity): string {
   const escape = (name: string) => dataSource.driver.escape(name);
   return dataSource
     .getMetadata(target)
@@ -17,20 +17,124 @@ export function selectColumns(dataSource: DataSource, { target, alias }: JoinedE
     .join(', ');
 }
 
-/** SQL written once per driver (escaping and parameter syntax differ) and reused for every request. */
-export class PreparedSql {
-  private readonly byDriver = new Map<string, string>();
+/** Something worked out once per driver (escaping and parameter syntax differ) and reused for every request. */
+class PerDriver<T> {
+  private readonly byDriver = new Map<string, T>();
 
-  constructor(private readonly build: (dataSource: DataSource) => string) {}
+  constructor(private readonly build: (dataSource: DataSource) => T) {}
 
-  for(dataSource: DataSource): string {
+  for(dataSource: DataSource): T {
     const driverType = String(dataSource.options.type);
-    let sql = this.byDriver.get(driverType);
-    if (sql === undefined) {
-      sql = this.build(dataSource);
-      this.byDriver.set(driverType, sql);
+    let built = this.byDriver.get(driverType);
+    if (built === undefined) {
+      built = this.build(dataSource);
+      this.byDriver.set(driverType, built);
     }
-    return sql;
+    return built;
+  }
+}
+
+/** SQL written once per driver and reused for every request. */
+export class PreparedSql extends PerDriver<string> {}
+
+/** The part of a better-sqlite3 connection used here (the package ships no types). */
+interface SqliteDatabase {
+  prepare(sql: string): { raw(toggle: boolean): SqliteStatement };
+}
+interface SqliteStatement {
+  get(...parameters: unknown[]): unknown[] | undefined;
+}
+/** The part of a pg pool or client used here. */
+interface PostgresClient {
+  query(config: { text: string; values: unknown[]; rowMode: 'array' }): Promise<{ rows: unknown[][] }>;
+}
+
+const sqliteStatements = new WeakMap<SqliteDatabase, Map<string, SqliteStatement>>();
+
+function sqliteStatement(database: SqliteDatabase, sql: string): SqliteStatement {
+  let statements = sqliteStatements.get(database);
+  if (!statements) {
+    statements = new Map();
+    sqliteStatements.set(database, statements);
+  }
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = database.prepare(sql).raw(true);
+    statements.set(sql, statement);
+  }
+  return statement;
+}
+
+/**
+ * The first row of a SELECT as an array of its values in select-list order,
+ * asked of the driver directly, on the manager's transaction when it has
+ * one. Both drivers build a keyed object per row otherwise (53 properties
+ * for a node's display row), which costs more than running the query, and
+ * TypeORM's query path adds its own per-statement work on top (see
+ * docs/decisions.md). Values are the driver's own, as TypeORM would get them.
+ */
+async function firstRowValues(manager: EntityManager, sql: string, parameters: unknown[]): Promise<unknown[] | undefined> {
+  const { driver } = manager.connection;
+  if (driver.options.type === 'better-sqlite3') {
+    // One connection serves every query runner, transactions included.
+    return sqliteStatement((driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection, sql).get(...parameters);
+  }
+  const runner = manager.queryRunner;
+  const client: PostgresClient =
+    runner && !runner.isReleased ? ((await runner.connect()) as PostgresClient) : (driver as unknown as { master: PostgresClient }).master;
+  const { rows } = await client.query({ text: sql, values: parameters, rowMode: 'array' });
+  return rows[0];
+}
+
+/**
+ * A SELECT of whole entities, in the order given, followed by any extra
+ * expressions the query adds (`build` gets the entities' select list). Its
+ * SQL is built once per driver; its first row is read as an array, and each
+ * entity is hydrated from its columns' positions.
+ */
+export class PreparedSelect {
+  private readonly prepared: PerDriver<{ sql: string; offsets: number[] }>;
+
+  constructor(
+    private readonly entities: JoinedEntity[],
+    build: (dataSource: DataSource, selectList: string) => string,
+  ) {
+    this.prepared = new PerDriver((dataSource) => {
+      const offsets = [0];
+      for (const entity of entities) {
+        offsets.push(offsets[offsets.length - 1] + dataSource.getMetadata(entity.target).columns.length);
+      }
+      return { sql: build(dataSource, entities.map((entity) => selectColumns(dataSource, entity)).join(', ')), offsets };
+    });
+  }
+
+  /** The query's first row, or undefined when it found none. */
+  async first(manager: EntityManager, parameters: unknown[]): Promise<SelectedRow | undefined> {
+    const { sql, offsets } = this.prepared.for(manager.connection);
+    const values = await firstRowValues(manager, sql, parameters);
+    return values && new SelectedRow(manager.connection, this.entities, offsets, values);
+  }
+}
+
+/** One row of a PreparedSelect. */
+export class SelectedRow {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly entities: JoinedEntity[],
+    private readonly offsets: number[],
+    private readonly values: unknown[],
+  ) {}
+
+  /** One of the selected entities; undefined when the row has none (a LEFT JOIN that found nothing). */
+  entity<T extends ObjectLiteral>(entity: JoinedEntity): T | undefined {
+    const index = this.entities.indexOf(entity);
+    if (index === -1) throw new Error(`${entity.alias} is not selected by this query`);
+    return hydrate<T>(this.dataSource, entity, this.values, this.offsets[index]);
+  }
+
+  /** The value of the `index`-th expression selected after the entities. */
+  extra(index: number): unknown {
+    return this.values[this.offsets[this.offsets.length - 1] + index];
   }
 }
 
@@ -42,47 +146,44 @@ function columnOf(metadata: EntityMetadata, property: string): ColumnMetadata {
 
 interface HydrationPlan {
   metadata: EntityMetadata;
-  primaryKey: string;
-  columns: { key: string; column: ColumnMetadata }[];
+  /** Position of the primary key among the entity's columns. */
+  primaryIndex: number;
 }
 
-/** Per data source and entity alias: which row key feeds which column (worked out once, not per row). */
-const plans = new WeakMap<DataSource, Map<string, HydrationPlan>>();
+/** Per data source and entity (worked out once, not per row). */
+const plans = new WeakMap<DataSource, Map<EntityTarget<ObjectLiteral>, HydrationPlan>>();
 
-function hydrationPlan(dataSource: DataSource, { target, alias }: JoinedEntity): HydrationPlan {
+function hydrationPlan(dataSource: DataSource, target: EntityTarget<ObjectLiteral>): HydrationPlan {
   let byEntity = plans.get(dataSource);
   if (!byEntity) {
     byEntity = new Map();
     plans.set(dataSource, byEntity);
   }
-  const metadata = dataSource.getMetadata(target);
-  const planKey = `${metadata.name}\u0000${alias}`;
-  let plan = byEntity.get(planKey);
+  let plan = byEntity.get(target);
   if (!plan) {
-    plan = {
-      metadata,
-      primaryKey: `${alias}_${metadata.primaryColumns[0].databaseName}`,
-      columns: metadata.columns.map((column) => ({ key: `${alias}_${column.databaseName}`, column })),
-    };
-    byEntity.set(planKey, plan);
+    const metadata = dataSource.getMetadata(target);
+    plan = { metadata, primaryIndex: metadata.columns.indexOf(metadata.primaryColumns[0]) };
+    byEntity.set(target, plan);
   }
   return plan;
 }
 
 /**
- * Builds an entity from one row of a hand-written query, converting each
- * value with the driver's own rules (booleans, simple-json, dates), exactly
- * as TypeORM would. Undefined when the row has no such entity (a LEFT JOIN
- * that found nothing).
+ * Builds an entity from its columns' values, starting at `offset` of a row
+ * (in metadata order, as selectColumns lists them), converting each with the
+ * driver's own rules (booleans, simple-json, dates) exactly as TypeORM
+ * would. Undefined when the row has no such entity.
  */
-export function hydrate<T extends ObjectLiteral>(dataSource: DataSource, entity: JoinedEntity, row: Record<string, unknown>): T | undefined {
-  const plan = hydrationPlan(dataSource, entity);
-  if (row[plan.primaryKey] === null || row[plan.primaryKey] === undefined) {
+function hydrate<T extends ObjectLiteral>(dataSource: DataSource, entity: JoinedEntity, values: unknown[], offset: number): T | undefined {
+  const { metadata, primaryIndex } = hydrationPlan(dataSource, entity.target);
+  const primaryKey = values[offset + primaryIndex];
+  if (primaryKey === null || primaryKey === undefined) {
     return undefined;
   }
-  const result = plan.metadata.create() as Record<string, unknown>;
-  for (const { key, column } of plan.columns) {
-    result[column.propertyName] = dataSource.driver.prepareHydratedValue(row[key], column);
+  const result = metadata.create() as Record<string, unknown>;
+  const { columns } = metadata;
+  for (let index = 0; index < columns.length; index += 1) {
+    result[columns[index].propertyName] = dataSource.driver.prepareHydratedValue(values[offset + index], columns[index]);
   }
   return result as T;
 }
@@ -97,14 +198,16 @@ export function hydrate<T extends ObjectLiteral>(dataSource: DataSource, entity:
  */
 export class PreparedFindOne<T extends ObjectLiteral> {
   private readonly entity: JoinedEntity;
-  private readonly plain = new PreparedSql((dataSource) => this.build(dataSource, ''));
-  private readonly forUpdate = new PreparedSql((dataSource) => this.build(dataSource, ' FOR UPDATE'));
+  private readonly plain: PreparedSelect;
+  private readonly forUpdate: PreparedSelect;
 
   constructor(
     target: EntityTarget<T>,
     private readonly where: (keyof T & string)[][],
   ) {
     this.entity = { target, alias: 't' };
+    this.plain = new PreparedSelect([this.entity], (dataSource, selectList) => this.build(dataSource, selectList, ''));
+    this.forUpdate = new PreparedSelect([this.entity], (dataSource, selectList) => this.build(dataSource, selectList, ' FOR UPDATE'));
   }
 
   async run(
@@ -115,12 +218,14 @@ export class PreparedFindOne<T extends ObjectLiteral> {
     if (lock && lock.mode !== 'pessimistic_write') {
       throw new Error(`PreparedFindOne supports only pessimistic_write locks, not ${lock.mode}`);
     }
-    const sql = (lock ? this.forUpdate : this.plain).for(manager.connection);
-    const [row] = await manager.query<Record<string, unknown>[]>(sql, this.where.flat().map((property) => values[property]));
-    return row ? (hydrate<T>(manager.connection, this.entity, row) ?? null) : null;
+    const row = await (lock ? this.forUpdate : this.plain).first(
+      manager,
+      this.where.flat().map((property) => values[property]),
+    );
+    return row?.entity<T>(this.entity) ?? null;
   }
 
-  private build(dataSource: DataSource, lockClause: string): string {
+  private build(dataSource: DataSource, selectList: string, lockClause: string): string {
     const { driver } = dataSource;
     const metadata = dataSource.getMetadata(this.entity.target);
     const alias = driver.escape(this.entity.alias);
@@ -131,7 +236,7 @@ export class PreparedFindOne<T extends ObjectLiteral> {
         .join(' AND '),
     );
     return (
-      `SELECT ${selectColumns(dataSource, this.entity)} FROM ${driver.escape(metadata.tableName)} ${alias}` +
+      `SELECT ${selectList} FROM ${driver.escape(metadata.tableName)} ${alias}` +
       ` WHERE ${conditions.map((condition) => `(${condition})`).join(' OR ')} LIMIT 1${lockClause}`
     );
   }

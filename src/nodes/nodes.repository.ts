@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, Not } from 'typeorm';
-import { hydrate, JoinedEntity, PreparedFindOne, PreparedSql, PreparedUpdate, selectColumns } from '../database/prepared-statements';
+import { JoinedEntity, PreparedFindOne, PreparedSelect, PreparedUpdate, SelectedRow } from '../database/prepared-statements';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
@@ -22,11 +22,14 @@ function containsPattern(text: string): string {
 const DISPLAY_NODE: JoinedEntity = { target: NodeEntity, alias: 'n' };
 const DISPLAY_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
+const DISPLAY_ENTITIES = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION];
 
 @Injectable()
 export class NodesRepository {
-  private readonly displayQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, false));
-  private readonly displayWithRoleQuery = new PreparedSql((dataSource) => this.buildDisplayQuery(dataSource, true));
+  private readonly displayQuery = new PreparedSelect(DISPLAY_ENTITIES, (dataSource, selectList) => this.buildDisplayQuery(dataSource, selectList, false));
+  private readonly displayWithRoleQuery = new PreparedSelect(DISPLAY_ENTITIES, (dataSource, selectList) =>
+    this.buildDisplayQuery(dataSource, selectList, true),
+  );
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
     ['nodeId', 'id'],
@@ -54,8 +57,8 @@ export class NodesRepository {
     { lock }: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<NodeEntity | null> {
     await this.lockNodeRow(manager, normalizedId, lock);
-    const [row] = await manager.query<Record<string, unknown>[]>(this.displayQuery.for(manager.connection), [normalizedId]);
-    return row ? this.hydrateDisplayRow(manager.connection, row) : null;
+    const row = await this.displayQuery.first(manager, [normalizedId]);
+    return row ? this.hydrateDisplayRow(row) : null;
   }
 
   /**
@@ -70,9 +73,9 @@ export class NodesRepository {
     { lock }: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<{ node: NodeEntity; role: PublisherRole | null } | null> {
     await this.lockNodeRow(manager, normalizedId, lock);
-    const [row] = await manager.query<Record<string, unknown>[]>(this.displayWithRoleQuery.for(manager.connection), [userId, normalizedId]);
-    const node = row && this.hydrateDisplayRow(manager.connection, row);
-    return node ? { node, role: memberRoleOf(row) } : null;
+    const row = await this.displayWithRoleQuery.first(manager, [userId, normalizedId]);
+    const node = row && this.hydrateDisplayRow(row);
+    return row && node ? { node, role: memberRoleOf(row) } : null;
   }
 
   listActiveNodes(filter: NodeListFilter): Promise<[NodeEntity[], number]> {
@@ -161,23 +164,22 @@ export class NodesRepository {
     }
   }
 
-  private hydrateDisplayRow(dataSource: DataSource, row: Record<string, unknown>): NodeEntity | null {
-    const node = hydrate<NodeEntity>(dataSource, DISPLAY_NODE, row);
+  private hydrateDisplayRow(row: SelectedRow): NodeEntity | null {
+    const node = row.entity<NodeEntity>(DISPLAY_NODE);
     if (!node) return null;
-    node.publisher = hydrate<PublisherEntity>(dataSource, DISPLAY_PUBLISHER, row);
-    node.latestVersion = hydrate<NodeVersionEntity>(dataSource, DISPLAY_VERSION, row) ?? null;
+    node.publisher = row.entity<PublisherEntity>(DISPLAY_PUBLISHER);
+    node.latestVersion = row.entity<NodeVersionEntity>(DISPLAY_VERSION) ?? null;
     return node;
   }
 
   /** Parameters in the order they appear (SQLite's are positional): the user, then the node. */
-  private buildDisplayQuery(dataSource: DataSource, withRole: boolean): string {
+  private buildDisplayQuery(dataSource: DataSource, selectList: string, withRole: boolean): string {
     const { driver } = dataSource;
     const escape = (name: string) => driver.escape(name);
     const column = (alias: string, name: string) => `${escape(alias)}.${escape(name)}`;
-    const entities = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION].map((e) => selectColumns(dataSource, e));
     const role = withRole ? memberRoleJoin(driver, column('n', 'publisher_id')) : undefined;
     const sql =
-      `SELECT ${entities.join(', ')}${role ? `, ${role.select}` : ''}` +
+      `SELECT ${selectList}${role ? `, ${role.select}` : ''}` +
       ` FROM ${escape('nodes')} ${escape('n')}` +
       ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${column('p', 'id')} = ${column('n', 'publisher_id')}` +
       ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}` +

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Driver } from 'typeorm/driver/Driver';
-import { hydrate, JoinedEntity, PreparedFindOne, PreparedSql, selectColumns } from '../database/prepared-statements';
+import { JoinedEntity, PreparedFindOne, PreparedSelect, SelectedRow } from '../database/prepared-statements';
 import { PublisherMemberEntity, PublisherRole } from './entities/publisher-member.entity';
 import { PublisherEntity } from './entities/publisher.entity';
 
@@ -11,8 +11,9 @@ const WITH_ROLE_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' 
 /**
  * The caller's role in a publisher, for a query that already has that
  * publisher's id in `publisherIdColumn` (an escaped `alias.column`): the
- * column to select (as `m_role`) and the LEFT JOIN on the membership, whose
- * user id is the query's first parameter (SQLite's are positional).
+ * column to select first after the query's entities (see memberRoleOf) and
+ * the LEFT JOIN on the membership, whose user id is the query's first
+ * parameter (SQLite's are positional).
  */
 export function memberRoleJoin(driver: Driver, publisherIdColumn: string): { select: string; join: string } {
   const m = driver.escape('m');
@@ -25,8 +26,8 @@ export function memberRoleJoin(driver: Driver, publisherIdColumn: string): { sel
 }
 
 /** The role a row of a query with memberRoleJoin selected; null when the user is not a member. */
-export function memberRoleOf(row: Record<string, unknown>): PublisherRole | null {
-  return (row.m_role as PublisherRole | null) ?? null;
+export function memberRoleOf(row: SelectedRow): PublisherRole | null {
+  return (row.extra(0) as PublisherRole | null) ?? null;
 }
 
 /** Data access for the publisher aggregate: the publisher and its members. */
@@ -34,12 +35,12 @@ export function memberRoleOf(row: Record<string, unknown>): PublisherRole | null
 export class PublishersRepository {
   private readonly publisherById = new PreparedFindOne(PublisherEntity, [['id']]);
   private readonly membership = new PreparedFindOne(PublisherMemberEntity, [['publisherId', 'userId']]);
-  private readonly publisherWithRole = new PreparedSql((dataSource) => {
+  private readonly publisherWithRole = new PreparedSelect([WITH_ROLE_PUBLISHER], (dataSource, selectList) => {
     const { driver } = dataSource;
     const p = driver.escape(WITH_ROLE_PUBLISHER.alias);
     const role = memberRoleJoin(driver, `${p}.${driver.escape('id')}`);
     return (
-      `SELECT ${selectColumns(dataSource, WITH_ROLE_PUBLISHER)}, ${role.select} FROM ${driver.escape('publishers')} ${p}${role.join}` +
+      `SELECT ${selectList}, ${role.select} FROM ${driver.escape('publishers')} ${p}${role.join}` +
       ` WHERE ${p}.${driver.escape('id')} = ${driver.createParameter('publisherId', 1)}`
     );
   });
@@ -60,9 +61,9 @@ export class PublishersRepository {
     userId: string,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<{ publisher: PublisherEntity; role: PublisherRole | null } | null> {
-    const [row] = await manager.query<Record<string, unknown>[]>(this.publisherWithRole.for(manager.connection), [userId, publisherId]);
-    const publisher = row && hydrate<PublisherEntity>(manager.connection, WITH_ROLE_PUBLISHER, row);
-    return publisher ? { publisher, role: memberRoleOf(row) } : null;
+    const row = await this.publisherWithRole.first(manager, [userId, publisherId]);
+    const publisher = row?.entity<PublisherEntity>(WITH_ROLE_PUBLISHER);
+    return row && publisher ? { publisher, role: memberRoleOf(row) } : null;
   }
 
   membersWithUsers(publisherId: string): Promise<PublisherMemberEntity[]> {
