@@ -102,29 +102,29 @@ export class VideoProxyService {
   private async settleAndStore(caller: Principal, request: VideoRequest, reply: VideoTaskReplyDto, reserved: number): Promise<number> {
     try {
       return await this.tx.run(async (manager) => {
-      const settled = await this.credits.settle(manager, caller.id, reserved, reply.credits, reply.task_id);
-      const failedAlready = reply.state === 'failed';
-      const now = new Date();
-      await this.tasks.insert(manager, {
-        taskId: reply.task_id,
-        userId: caller.id,
-        model: reply.model ?? request.model,
-        state: reply.state,
-        credits: settled,
-        request: { ...request },
-        reply: { ...reply, credits: settled },
-        callbackUrl: request.callback_url ?? null,
-        errCode: null,
-        creations: null,
-        refundedAt: failedAlready ? now : null,
-        createdAt: now,
-        updatedAt: now,
-      });
-      if (failedAlready) {
-        // Already terminal: no later state change would refund it.
-        await this.credits.refund(manager, caller.id, settled, reply.task_id);
-      }
-      return settled;
+        const settled = await this.credits.settle(manager, caller.id, reserved, reply.credits, reply.task_id);
+        const failedAlready = reply.state === 'failed';
+        const now = new Date();
+        await this.tasks.insert(manager, {
+          taskId: reply.task_id,
+          userId: caller.id,
+          model: reply.model ?? request.model,
+          state: reply.state,
+          credits: settled,
+          request: { ...request },
+          reply: { ...reply, credits: settled },
+          callbackUrl: request.callback_url ?? null,
+          errCode: null,
+          creations: null,
+          refundedAt: failedAlready ? now : null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        if (failedAlready) {
+          // Already terminal: no later state change would refund it.
+          await this.credits.refund(manager, caller.id, settled, reply.task_id);
+        }
+        return settled;
       });
     } catch (error) {
       await this.credits.release(caller.id, reserved);
