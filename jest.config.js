@@ -16,10 +16,12 @@ const transform = {
 };
 
 module.exports = {
-  // Jest's default is one worker fewer than the cores: one on a 2-core machine. The e2e suites spend
-  // much of their time waiting on sockets and the database, so two workers finish the suite about a
-  // third sooner there (measured: 107 s → 70 s); on bigger machines the default is already more.
-  maxWorkers: Math.max(2, cpus().length - 1),
+  // On SQLite every app has its own in-memory database, so suites run side by side: at least two
+  // workers (Jest's default is one fewer than the cores, so one on 2 cores), since the e2e suites
+  // spend much of their time waiting on sockets (measured there: 107 s -> 70 s). On PostgreSQL all
+  // suites share one database, and each app's background workers (callback deliveries) would claim
+  // another suite's rows under that suite's configuration: one suite at a time.
+  maxWorkers: process.env.TEST_DATABASE_URL ? 1 : Math.max(2, cpus().length - 1),
   projects: [
     {
       displayName: 'unit',

@@ -4,9 +4,10 @@ import { buildDataSourceOptions } from '../../src/database/database-options';
 import { parseDatabaseUrl } from '../../src/database/database-url';
 
 /**
- * On PostgreSQL every e2e file shares one database: migrate it once here so
- * parallel workers never race to create the schema. (SQLite runs use a fresh
- * in-memory database per app, migrated at startup like production.)
+ * On PostgreSQL every e2e file shares one database (one suite at a time, see
+ * jest.config.js): migrate it once here, before any suite starts an app.
+ * (SQLite runs use a fresh in-memory database per app, migrated at startup
+ * like production.)
  */
 export default async function globalSetup(): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;
