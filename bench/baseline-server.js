@@ -5,11 +5,20 @@
 const { createServer } = require('node:http');
 const { createHash, randomUUID } = require('node:crypto');
 
+/** The columns a version reply shows (NodeVersionDto), read under the alias `v_` in the node read-back. */
+const VERSION_COLUMNS = [
+  'id', 'node_id', 'version', 'changelog', 'dependencies', 'deprecated', 'download_url', 'status', 'status_reason',
+  'app_node_extract_status', 'supported_os', 'supported_accelerators', 'supported_app_version',
+  'supported_app_frontend_version', 'tags', 'tags_admin', 'created_at',
+];
+const PUBLISHER_COLUMNS = ['id', 'name', 'description', 'website', 'support', 'source_code_repo', 'logo', 'created_at'];
+const aliased = (table, prefix, columns) => columns.map((column) => `${table}.${column} AS ${prefix}${column}`).join(', ');
+
 const SQL = {
   user: 'SELECT u.id, u.is_admin FROM users u JOIN access_tokens t ON t.user_id = u.id WHERE t.token_hash = $1 AND t.revoked_at IS NULL',
   member: 'SELECT role FROM publisher_members WHERE publisher_id = $1 AND user_id = $2',
   node: 'SELECT * FROM nodes WHERE normalized_id = $1',
-  nodeFull: `SELECT n.*, p.name AS p_name, p.created_at AS p_created_at, v.version AS v_version, v.id AS v_id
+  nodeFull: `SELECT n.*, ${aliased('p', 'p_', PUBLISHER_COLUMNS)}, ${aliased('v', 'v_', VERSION_COLUMNS)}
      FROM nodes n JOIN publishers p ON p.id = n.publisher_id LEFT JOIN node_versions v ON v.id = n.latest_version_id
      WHERE n.normalized_id = $1`,
   updateNode: 'UPDATE nodes SET description = $1, updated_at = $2 WHERE id = $3',
@@ -22,6 +31,75 @@ const SQL = {
   totals: 'SELECT COALESCE(SUM(star), 0) AS sum, COUNT(*) AS count FROM reviews WHERE node_id = $1',
   setRating: 'UPDATE nodes SET rating = $1 WHERE id = $2',
 };
+
+// The replies the service sends (its NodeDto, PublisherDto and NodeVersionDto, keys in the same
+// order), so the baseline does the same JSON work; bench/run.js checks both answer the same body.
+/** SQLite keeps 'YYYY-MM-DD HH:MM:SS.SSS' (UTC) text; pg gives a Date. */
+const isoDate = (value) => (value instanceof Date ? value : new Date(`${value.replace(' ', 'T')}Z`)).toISOString();
+const json = (text) => (text === null ? null : JSON.parse(text));
+
+function compatibility(row, prefix = '') {
+  return {
+    supported_os: json(row[`${prefix}supported_os`]),
+    supported_accelerators: json(row[`${prefix}supported_accelerators`]),
+    supported_app_version: row[`${prefix}supported_app_version`],
+    supported_app_frontend_version: row[`${prefix}supported_app_frontend_version`],
+    tags: json(row[`${prefix}tags`]),
+    tags_admin: json(row[`${prefix}tags_admin`]),
+  };
+}
+
+function toVersion(row, prefix = '') {
+  return {
+    id: row[`${prefix}id`],
+    node_id: row[`${prefix}node_id`],
+    version: row[`${prefix}version`],
+    changelog: row[`${prefix}changelog`],
+    dependencies: json(row[`${prefix}dependencies`]),
+    deprecated: Boolean(row[`${prefix}deprecated`]),
+    downloadUrl: row[`${prefix}download_url`],
+    status: row[`${prefix}status`],
+    status_reason: row[`${prefix}status_reason`],
+    app_node_extract_status: row[`${prefix}app_node_extract_status`],
+    ...compatibility(row, prefix),
+    createdAt: isoDate(row[`${prefix}created_at`]),
+  };
+}
+
+function toNode(row) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    author: row.author,
+    category: row.category,
+    license: row.license,
+    icon: row.icon,
+    banner_url: row.banner_url,
+    repository: row.repository,
+    ...compatibility(row),
+    preempted_app_node_names: json(row.preempted_app_node_names),
+    translations: json(row.translations),
+    status: row.status,
+    status_detail: row.status_detail,
+    search_ranking: row.search_ranking,
+    downloads: row.downloads,
+    github_stars: row.github_stars,
+    rating: row.rating,
+    created_at: isoDate(row.created_at),
+    publisher: {
+      id: row.p_id,
+      name: row.p_name,
+      description: row.p_description,
+      website: row.p_website,
+      support: row.p_support,
+      source_code_repo: row.p_source_code_repo,
+      logo: row.p_logo,
+      createdAt: isoDate(row.p_created_at),
+    },
+    ...(row.v_id === null ? {} : { latest_version: toVersion(row, 'v_') }),
+  };
+}
 
 /**
  * A review's upsert and the node's new rating, as the statements to run in
@@ -95,9 +173,10 @@ async function authenticate(req) {
 }
 
 function send(res, status, body) {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
-  res.end(json);
+  const text = JSON.stringify(body);
+  // X-Request-Id: the contract puts one on every reply.
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': randomUUID() });
+  res.end(text);
 }
 
 function readBody(req) {
@@ -114,7 +193,7 @@ const routes = [
     if (!(await db.get('member', publisherId, user.id))) return send(res, 403, {});
     const node = await db.get('node', nodeId.toLowerCase());
     await db.run('updateNode', body.description, new Date().toISOString(), node.id);
-    send(res, 200, await db.get('nodeFull', node.normalized_id));
+    send(res, 200, toNode(await db.get('nodeFull', node.normalized_id)));
   }],
   [/^PUT \/publishers\/([^/]+)\/nodes\/([^/]+)\/versions\/([^/]+)$/, async (req, res, [publisherId, nodeId, versionId], user) => {
     const body = await readBody(req);
@@ -122,17 +201,17 @@ const routes = [
     const node = await db.get('node', nodeId.toLowerCase());
     const version = await db.get('version', node.id, versionId, versionId);
     await db.run('updateVersion', body.changelog, version.id);
-    send(res, 200, await db.get('versionById', version.id));
+    send(res, 200, toVersion(await db.get('versionById', version.id)));
   }],
   [/^POST \/nodes\/([^/]+)\/reviews\?star=(\d)$/, async (req, res, [nodeId, star], user) => {
     req.resume();
     const node = await db.get('node', nodeId.toLowerCase());
     const now = new Date().toISOString();
     await db.review(node.id, user.id, Number(star), now);
-    send(res, 200, await db.get('nodeFull', node.normalized_id));
+    send(res, 200, toNode(await db.get('nodeFull', node.normalized_id)));
   }],
   [/^GET \/nodes\/([^/]+)$/, async (req, res, [nodeId]) => {
-    send(res, 200, await db.get('nodeFull', nodeId.toLowerCase()));
+    send(res, 200, toNode(await db.get('nodeFull', nodeId.toLowerCase())));
   }],
 ];
 

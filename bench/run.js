@@ -176,6 +176,20 @@ function registryRoutes(fixture) {
   ];
 }
 
+/** The baseline must answer each route with the service's own reply body, or the ratios compare different work. */
+async function assertSameReplies(routes, serviceUrl, baselineUrl) {
+  for (const route of routes) {
+    const replies = [];
+    for (const url of [serviceUrl, baselineUrl]) {
+      const response = await fetch(`${url}${route.path}`, { method: route.method, headers: route.headers, body: route.body });
+      replies.push(`${response.status} ${await response.text()}`);
+    }
+    if (replies[0] !== replies[1]) {
+      throw new Error(`${route.name}: the baseline's reply differs from the service's\n  service:  ${replies[0]}\n  baseline: ${replies[1]}`);
+    }
+  }
+}
+
 async function benchDatabase(label, databaseUrl, upstream, adapter) {
   const service = await startService(databaseUrl, upstream.url, adapter);
   const fixture = await seed(databaseUrl, service.url);
@@ -183,6 +197,7 @@ async function benchDatabase(label, databaseUrl, upstream, adapter) {
   const target = { url: service.url, pid: service.child.pid };
   const video = { method: 'POST', headers: { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ model: 'videoq2-turbo', duration: 2, prompt: 'benchmark' }) };
   const direct = { ...video, headers: { Authorization: 'Token bench-key', 'Content-Type': 'application/json' } };
+  await assertSameReplies(registryRoutes(fixture), service.url, baseline.url);
   // Unmeasured load first, so no route's figures include the JIT compiling the code they share.
   for (const route of registryRoutes(fixture)) {
     const options = { method: route.method, headers: route.headers, body: route.body, duration: WARM_UP_S };
