@@ -53,8 +53,8 @@ export class VideoUpstreamClient {
   private requestOptions() {
     return {
       headers: { Authorization: `Token ${this.target.apiKey}`, 'Content-Type': 'application/json' },
-      timeout: this.config.VIDEO_UPSTREAM_TIMEOUT_MS,
-      // axios' timeout only measures silence; this bounds the whole exchange.
+      // Bounds the whole exchange, so silence too: axios' own `timeout` (a socket idle timer, a second
+      // timer per call) could never fire first.
       signal: AbortSignal.timeout(this.config.VIDEO_UPSTREAM_TIMEOUT_MS),
       // Bodies may carry a 1 MiB payload plus seven images; statuses are mapped here, not thrown by axios.
       maxBodyLength: Infinity,
@@ -63,7 +63,6 @@ export class VideoUpstreamClient {
       // A redirect is an upstream failure: following it would send the key elsewhere (and turn a POST
       // into a GET). It also keeps follow-redirects' wrapper off every request.
       maxRedirects: 0,
-      transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
     };
   }
 
@@ -82,7 +81,7 @@ export class VideoUpstreamClient {
 
   private transportFailure(error: unknown): HttpException {
     const code = (error as AxiosError).code;
-    if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ERR_CANCELED') {
+    if (code === 'ERR_CANCELED') {
       return new GatewayTimeoutException(`the video service did not answer within ${this.config.VIDEO_UPSTREAM_TIMEOUT_MS} ms`);
     }
     if (code === 'ERR_BAD_RESPONSE' || (error as Error).message?.includes('maxContentLength')) {
