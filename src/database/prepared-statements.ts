@@ -148,6 +148,21 @@ interface HydrationPlan {
   metadata: EntityMetadata;
   /** Position of the primary key among the entity's columns. */
   primaryIndex: number;
+  /** Per column, in metadata order: its property and the driver's conversion, or null where there is none. */
+  properties: string[];
+  conversions: (((value: unknown) => unknown) | null)[];
+}
+
+/**
+ * Column types that both drivers' prepareHydratedValue return unchanged (it
+ * converts booleans, dates, JSON, arrays, enums and transformed columns), so
+ * hydration can skip the call; a row has dozens of them.
+ */
+const UNCONVERTED_TYPES = new Set<unknown>(['varchar', 'text', 'integer', 'double precision']);
+
+function conversionOf(driver: Driver, column: ColumnMetadata): ((value: unknown) => unknown) | null {
+  if (!column.transformer && UNCONVERTED_TYPES.has(column.type)) return null;
+  return (value): unknown => driver.prepareHydratedValue(value, column);
 }
 
 /** Per data source and entity (worked out once, not per row). */
@@ -162,7 +177,12 @@ function hydrationPlan(dataSource: DataSource, target: EntityTarget<ObjectLitera
   let plan = byEntity.get(target);
   if (!plan) {
     const metadata = dataSource.getMetadata(target);
-    plan = { metadata, primaryIndex: metadata.columns.indexOf(metadata.primaryColumns[0]) };
+    plan = {
+      metadata,
+      primaryIndex: metadata.columns.indexOf(metadata.primaryColumns[0]),
+      properties: metadata.columns.map((column) => column.propertyName),
+      conversions: metadata.columns.map((column) => conversionOf(dataSource.driver, column)),
+    };
     byEntity.set(target, plan);
   }
   return plan;
@@ -175,15 +195,16 @@ function hydrationPlan(dataSource: DataSource, target: EntityTarget<ObjectLitera
  * would. Undefined when the row has no such entity.
  */
 function hydrate<T extends ObjectLiteral>(dataSource: DataSource, entity: JoinedEntity, values: unknown[], offset: number): T | undefined {
-  const { metadata, primaryIndex } = hydrationPlan(dataSource, entity.target);
+  const { metadata, primaryIndex, properties, conversions } = hydrationPlan(dataSource, entity.target);
   const primaryKey = values[offset + primaryIndex];
   if (primaryKey === null || primaryKey === undefined) {
     return undefined;
   }
   const result = metadata.create() as Record<string, unknown>;
-  const { columns } = metadata;
-  for (let index = 0; index < columns.length; index += 1) {
-    result[columns[index].propertyName] = dataSource.driver.prepareHydratedValue(values[offset + index], columns[index]);
+  for (let index = 0; index < properties.length; index += 1) {
+    const value = values[offset + index];
+    const convert = conversions[index];
+    result[properties[index]] = convert === null ? value : convert(value);
   }
   return result as T;
 }
