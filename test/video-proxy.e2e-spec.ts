@@ -186,6 +186,7 @@ describe('POST /proxy/video/reference2video', () => {
     [{ status: 200, body: { state: 'created', credits: 5 } }, 502, 'not a task'],
     [{ status: 200, body: { task_id: 't', state: 'created', credits: 'lots' } }, 502, 'not a task'],
     [{ status: 200, body: { task_id: 't', state: 'created', credits: 5 }, delayMs: 1500 }, 504, 'did not answer within 1000 ms'],
+    [{ status: 200, body: { task_id: 't', state: 'created', credits: 5 }, stallBodyMs: 1500 }, 504, 'did not answer within 1000 ms'],
   ])('maps upstream %j to %i, charging nothing', async (scripted, status, message) => {
     const user = await t.createUser({ credits: 100 });
     upstream.respondNext(scripted);

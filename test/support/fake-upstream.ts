@@ -17,6 +17,8 @@ export interface ScriptedResponse {
   delayMs?: number;
   /** Close the connection instead of answering (a crashed or restarting upstream). */
   dropConnection?: boolean;
+  /** Send the status, headers and first byte of the body, then stall this long before the rest. */
+  stallBodyMs?: number;
 }
 
 /**
@@ -87,7 +89,15 @@ export class FakeUpstream {
     }
     const payload = typeof scripted.body === 'string' ? scripted.body : JSON.stringify(scripted.body ?? {});
     if (res.destroyed) return;
-    res.writeHead(scripted.status ?? 200, { 'Content-Type': 'application/json', ...scripted.headers }).end(payload);
+    res.writeHead(scripted.status ?? 200, { 'Content-Type': 'application/json', ...scripted.headers });
+    if (scripted.stallBodyMs) {
+      res.write(payload.slice(0, 1));
+      await new Promise((resolve) => setTimeout(resolve, scripted.stallBodyMs));
+      if (res.destroyed) return;
+      res.end(payload.slice(1));
+      return;
+    }
+    res.end(payload);
   }
 
   private created(request: Record<string, unknown>): ScriptedResponse {

@@ -53,8 +53,8 @@ export class VideoUpstreamClient {
   private requestOptions() {
     return {
       headers: { Authorization: `Token ${this.target.apiKey}`, 'Content-Type': 'application/json' },
-      // Bounds the whole exchange, so silence too: axios' own `timeout` (a socket idle timer, a second
-      // timer per call) could never fire first.
+      // Bounds the whole exchange, so silence too: axios' own `timeout` (more timers per call) could
+      // never fire first.
       signal: AbortSignal.timeout(this.config.VIDEO_UPSTREAM_TIMEOUT_MS),
       // Bodies may carry a 1 MiB payload plus seven images; statuses are mapped here, not thrown by axios.
       maxBodyLength: Infinity,
@@ -81,7 +81,8 @@ export class VideoUpstreamClient {
 
   private transportFailure(error: unknown): HttpException {
     const code = (error as AxiosError).code;
-    if (code === 'ERR_CANCELED') {
+    // The deadline (ERR_CANCELED), or the OS giving up on connecting first (a deadline over its ~2 min).
+    if (code === 'ERR_CANCELED' || code === 'ETIMEDOUT') {
       return new GatewayTimeoutException(`the video service did not answer within ${this.config.VIDEO_UPSTREAM_TIMEOUT_MS} ms`);
     }
     if (code === 'ERR_BAD_RESPONSE' || (error as Error).message?.includes('maxContentLength')) {
