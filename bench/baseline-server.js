@@ -34,8 +34,9 @@ const SQL = {
 
 // The replies the service sends (its NodeDto, PublisherDto and NodeVersionDto, keys in the same
 // order), so the baseline does the same JSON work; bench/run.js checks both answer the same body.
-/** SQLite keeps 'YYYY-MM-DD HH:MM:SS.SSS' (UTC) text; pg gives a Date. */
-const isoDate = (value) => (value instanceof Date ? value : new Date(`${value.replace(' ', 'T')}Z`)).toISOString();
+/** SQLite keeps 'YYYY-MM-DD HH:MM:SS.SSS' (UTC, no zone) text; pg gives a Date. */
+const isoDate = (value) =>
+  (value instanceof Date ? value : new Date(/(Z|[+-]\d\d:?\d\d)$/.test(value) ? value : `${value.replace(' ', 'T')}Z`)).toISOString();
 const json = (text) => (text === null ? null : JSON.parse(text));
 
 function compatibility(row, prefix = '') {
