@@ -11,6 +11,7 @@ import { UpstreamCallbacksService } from './callbacks/upstream-callbacks.service
 import { IdempotencyService } from './idempotency.service';
 import { VideoTasksController } from './video-tasks.controller';
 import { VideoTasksService } from './video-tasks.service';
+import { upstreamHttpOptions } from './upstream/upstream-http';
 import { UpstreamTarget } from './upstream/upstream-target';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { videoConfig } from './video.config';
@@ -22,7 +23,7 @@ import { VideoTasksRepository } from './video-tasks.repository';
 export const VIDEO_BODY_LIMIT = '48mb';
 
 @Module({
-  imports: [HttpModule, ConfigModule.forFeature(videoConfig), UsersModule],
+  imports: [HttpModule.registerAsync({ useFactory: upstreamHttpOptions }), ConfigModule.forFeature(videoConfig), UsersModule],
   controllers: [VideoProxyController, VideoTasksController, UpstreamCallbacksController],
   providers: [
     VideoProxyService,
