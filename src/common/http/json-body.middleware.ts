@@ -56,7 +56,12 @@ export class JsonBodyMiddleware implements NestMiddleware {
   constructor(private readonly limits: BodySizeLimits) {}
 
   async use(req: MiddlewareRequest, res: ServerResponse, next: () => void): Promise<void> {
-    if (hasBody(req) && !typeIs(req, JSON_TYPES)) {
+    // Most requests (every GET) have no body: nothing to parse, so no parser call and no promise.
+    if (!hasBody(req)) {
+      next();
+      return;
+    }
+    if (!typeIs(req, JSON_TYPES)) {
       throw new UnsupportedMediaTypeException('request body must be application/json');
     }
     const limit = this.limits.limitFor((req.originalUrl ?? req.url ?? '').split('?')[0]);
