@@ -1,3 +1,4 @@
+import './v8-flags';
 import { createApp } from './app.factory';
 import { listenOnAllInterfaces } from './common/http/http-adapter';
 import { AppLogger } from './common/logging/app-logger';
