@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * Imported first by main.ts, so it holds however the server is started.
+ * Called by main.ts once the server listens.
  *
  * Under load, requests that wait (a write queued for SQLite's one writer, a
  * create waiting on the upstream) outlive young-generation GCs. V8's
@@ -12,5 +12,10 @@ import { setFlagsFromString } from 'node:v8';
  * young GC and made each young GC take 7-13 ms instead of 1. Request garbage
  * dies young, so the service is better off without that heuristic
  * (docs/decisions.md has the measurements).
+ *
+ * Not at startup: any changed V8 flag makes Node reject its built-in code
+ * cache for the core modules loaded after it, which slows the start.
  */
-setFlagsFromString('--no-allocation-site-pretenuring');
+export function turnOffAllocationSitePretenuring(): void {
+  setFlagsFromString('--no-allocation-site-pretenuring');
+}
