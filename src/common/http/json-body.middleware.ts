@@ -56,7 +56,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
   constructor(private readonly limits: BodySizeLimits) {}
 
   async use(req: MiddlewareRequest, res: ServerResponse, next: () => void): Promise<void> {
-    // Most requests (every GET) have no body: nothing to parse, so no parser call and no promise.
+    // Most requests (every GET) have no body: nothing to parse, so the parser is not called.
     if (!hasBody(req)) {
       next();
       return;
