@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { Socket } from 'node:net';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { FakeUpstream } from './support/fake-upstream';
 import { TestApp, TestUser } from './support/test-app';
@@ -211,6 +212,24 @@ describe('POST /proxy/video/reference2video', () => {
       expect(logged.join()).not.toContain(upstream.apiKey);
     } finally {
       warnings.mockRestore();
+    }
+  });
+
+  it('reuses one upstream connection and leaves its socket options alone (setsockopt only when they change)', async () => {
+    const setKeepAlive = jest.spyOn(Socket.prototype, 'setKeepAlive');
+    try {
+      const user = await t.createUser({ credits: 100 });
+      for (let i = 0; i < 3; i += 1) {
+        await create(user, { duration: 2 }).expect(200);
+      }
+      const port = Number(new URL(upstream.url).port);
+      const calls = setKeepAlive.mock.calls.filter((_call, i) => (setKeepAlive.mock.contexts[i] as Socket).remotePort === port);
+      expect(new Set(setKeepAlive.mock.contexts.filter((socket) => (socket as Socket).remotePort === port)).size).toBe(1);
+      // axios asks for a 60 s probe delay on every request; an agent with another delay would flip it back each time.
+      expect(calls.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(calls.map(([, delay]) => delay))).toEqual(new Set([60_000]));
+    } finally {
+      setKeepAlive.mockRestore();
     }
   });
 
