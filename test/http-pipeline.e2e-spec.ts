@@ -1,6 +1,8 @@
 import { OpenAPIObject } from '@nestjs/swagger';
+import { readFileSync } from 'node:fs';
 import { Server } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
+import { join } from 'node:path';
 import { TestApp, TestUser } from './support/test-app';
 
 /** The contract's error body, checked field by field. */
@@ -180,6 +182,10 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     let doc: OpenAPIObject;
     beforeAll(async () => {
       doc = (await t.http.get('/docs-json').expect(200)).body as OpenAPIObject;
+    });
+
+    it('is the committed openapi.json (built on the first request, as `npm run openapi` builds it)', () => {
+      expect(doc).toEqual(JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8')));
     });
 
     it('documents the bearer scheme and guards the publisher routes with it', () => {
