@@ -188,6 +188,8 @@ describe('POST /proxy/video/reference2video', () => {
     [{ status: 200, body: { task_id: 't', state: 'created', credits: 'lots' } }, 502, 'not a task'],
     [{ status: 200, body: { task_id: 't', state: 'created', credits: 5 }, delayMs: 1500 }, 504, 'did not answer within 1000 ms'],
     [{ status: 200, body: { task_id: 't', state: 'created', credits: 5 }, stallBodyMs: 1500 }, 504, 'did not answer within 1000 ms'],
+    [{ status: 200, body: { task_id: 't', state: 'created', credits: 5 }, cutBody: true }, 502, 'the video service cut its reply off'],
+    [{ status: 200, fillerBytes: 64 * 1024 * 1024 + 1 }, 502, 'the video service sent a reply that is too large'],
   ])('maps upstream %j to %i, charging nothing', async (scripted, status, message) => {
     const user = await t.createUser({ credits: 100 });
     upstream.respondNext(scripted);

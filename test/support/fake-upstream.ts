@@ -19,6 +19,10 @@ export interface ScriptedResponse {
   dropConnection?: boolean;
   /** Send the status, headers and first byte of the body, then stall this long before the rest. */
   stallBodyMs?: number;
+  /** Send the status, headers (the full Content-Length) and first byte of the body, then close the connection. */
+  cutBody?: boolean;
+  /** Instead of `body`, this many bytes of filler (a reply over the proxy's size limit). */
+  fillerBytes?: number;
 }
 
 /**
@@ -89,7 +93,16 @@ export class FakeUpstream {
     }
     const payload = typeof scripted.body === 'string' ? scripted.body : JSON.stringify(scripted.body ?? {});
     if (res.destroyed) return;
-    res.writeHead(scripted.status ?? 200, { 'Content-Type': 'application/json', ...scripted.headers });
+    const length = scripted.cutBody ? { 'Content-Length': String(Buffer.byteLength(payload)) } : {};
+    res.writeHead(scripted.status ?? 200, { 'Content-Type': 'application/json', ...length, ...scripted.headers });
+    if (scripted.fillerBytes) {
+      res.end(Buffer.alloc(scripted.fillerBytes, ' '));
+      return;
+    }
+    if (scripted.cutBody) {
+      res.write(payload.slice(0, 1), () => req.socket.destroy());
+      return;
+    }
     if (scripted.stallBodyMs) {
       res.write(payload.slice(0, 1));
       await new Promise((resolve) => setTimeout(resolve, scripted.stallBodyMs));

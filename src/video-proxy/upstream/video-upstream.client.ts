@@ -81,16 +81,21 @@ export class VideoUpstreamClient {
 
   private transportFailure(error: unknown): HttpException {
     const code = (error as AxiosError).code;
+    const message = (error as Error).message ?? '';
     // The deadline (ERR_CANCELED), or the OS giving up on connecting first (a deadline over its ~2 min).
     if (code === 'ERR_CANCELED' || code === 'ETIMEDOUT') {
       return new GatewayTimeoutException(`the video service did not answer within ${this.config.VIDEO_UPSTREAM_TIMEOUT_MS} ms`);
     }
-    if (code === 'ERR_BAD_RESPONSE' || (error as Error).message?.includes('maxContentLength')) {
-      return new BadGatewayException('the video service sent a reply that is too large');
-    }
-    // The client only learns "could not be reached"; operators need the cause. The code and
-    // message only: the error object also holds the request, Authorization header included.
-    this.logger.warn(`the video service could not be reached: ${code ?? 'no code'} (${(error as Error).message})`);
-    return new BadGatewayException('the video service could not be reached');
+    // With every status accepted and lenient JSON parsing, axios' only ERR_BAD_RESPONSEs are the
+    // size limit and "stream has been aborted": the connection closed part-way through the reply.
+    const failure = message.includes('maxContentLength')
+      ? 'sent a reply that is too large'
+      : code === 'ERR_BAD_RESPONSE'
+        ? 'cut its reply off'
+        : 'could not be reached';
+    // The client learns only which; operators need the cause. The code and message only: the
+    // error object also holds the request, Authorization header included.
+    this.logger.warn(`the video service ${failure}: ${code ?? 'no code'} (${message})`);
+    return new BadGatewayException(`the video service ${failure}`);
   }
 }
