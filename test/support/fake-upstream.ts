@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 
 export interface RecordedRequest {
   method: string;
@@ -23,6 +24,8 @@ export interface ScriptedResponse {
   cutBody?: boolean;
   /** Instead of `body`, this many bytes of filler (a reply over the proxy's size limit). */
   fillerBytes?: number;
+  /** Send the body gzip-compressed (axios asks for it), with `Content-Encoding: gzip`. */
+  gzip?: boolean;
 }
 
 /**
@@ -91,23 +94,28 @@ export class FakeUpstream {
       req.socket.destroy();
       return;
     }
-    const payload = typeof scripted.body === 'string' ? scripted.body : JSON.stringify(scripted.body ?? {});
+    const reply = typeof scripted.body === 'string' ? scripted.body : JSON.stringify(scripted.body ?? {});
+    const payload = scripted.gzip ? gzipSync(reply) : Buffer.from(reply);
     if (res.destroyed) return;
-    const length = scripted.cutBody ? { 'Content-Length': String(Buffer.byteLength(payload)) } : {};
-    res.writeHead(scripted.status ?? 200, { 'Content-Type': 'application/json', ...length, ...scripted.headers });
+    res.writeHead(scripted.status ?? 200, {
+      'Content-Type': 'application/json',
+      ...(scripted.gzip ? { 'Content-Encoding': 'gzip' } : {}),
+      ...(scripted.cutBody ? { 'Content-Length': String(payload.length) } : {}),
+      ...scripted.headers,
+    });
     if (scripted.fillerBytes) {
       res.end(Buffer.alloc(scripted.fillerBytes, ' '));
       return;
     }
     if (scripted.cutBody) {
-      res.write(payload.slice(0, 1), () => req.socket.destroy());
+      res.write(payload.subarray(0, 1), () => req.socket.destroy());
       return;
     }
     if (scripted.stallBodyMs) {
-      res.write(payload.slice(0, 1));
+      res.write(payload.subarray(0, 1));
       await new Promise((resolve) => setTimeout(resolve, scripted.stallBodyMs));
       if (res.destroyed) return;
-      res.end(payload.slice(1));
+      res.end(payload.subarray(1));
       return;
     }
     res.end(payload);

@@ -86,11 +86,11 @@ export class VideoUpstreamClient {
     if (code === 'ERR_CANCELED' || code === 'ETIMEDOUT') {
       return new GatewayTimeoutException(`the video service did not answer within ${this.config.VIDEO_UPSTREAM_TIMEOUT_MS} ms`);
     }
-    // With every status accepted and lenient JSON parsing, axios' only ERR_BAD_RESPONSEs are the
-    // size limit and "stream has been aborted": the connection closed part-way through the reply.
+    // Any other failure that carries a response happened part-way through the reply: axios' "stream
+    // has been aborted", or the connection reset under a decompressing stream (ECONNRESET).
     const failure = message.includes('maxContentLength')
       ? 'sent a reply that is too large'
-      : code === 'ERR_BAD_RESPONSE'
+      : (error as AxiosError).response !== undefined
         ? 'cut its reply off'
         : 'could not be reached';
     // The client learns only which; operators need the cause. The code and message only: the
