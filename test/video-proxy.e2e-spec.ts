@@ -325,8 +325,14 @@ describe('Upstream replies that break off or overflow', () => {
 
   beforeAll(async () => {
     upstream = await FakeUpstream.start();
-    // A deadline that a 64 MiB reply cannot hit on a busy machine, so it fails by its size alone.
-    t = await TestApp.start({ VIDEO_UPSTREAM_URL: upstream.url, VIDEO_UPSTREAM_API_KEY: upstream.apiKey, VIDEO_DEFAULT_MODEL: 'videoq2-turbo' });
+    // A deadline that a 64 MiB reply cannot hit on a busy machine, so it fails by its size alone (set
+    // explicitly: TestApp.start leaves the previous suite's environment in place).
+    t = await TestApp.start({
+      VIDEO_UPSTREAM_URL: upstream.url,
+      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
+      VIDEO_UPSTREAM_TIMEOUT_MS: '30000',
+      VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
+    });
   });
   afterAll(async () => {
     await t.close();
