@@ -238,7 +238,8 @@ describe('HTTP pipeline when something breaks', () => {
   });
 
   it('a bad configuration value stops startup with a message naming the variable', async () => {
+    const port = process.env.PORT;
     await expect(TestApp.start({ PORT: 'eighty' })).rejects.toThrow(/PORT/);
-    delete process.env.PORT;
+    expect(process.env.PORT).toBe(port);
   });
 });

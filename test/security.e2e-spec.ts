@@ -60,12 +60,10 @@ describe('CORS', () => {
       expect(exposed.headers['access-control-expose-headers']).toContain('X-Request-Id');
     } finally {
       await t.close();
-      delete process.env.CORS_ORIGINS;
     }
   });
 
   it('refuses a malformed CORS_ORIGINS at startup', async () => {
     await expect(TestApp.start({ CORS_ORIGINS: 'app.example.com' })).rejects.toThrow(/CORS_ORIGINS/);
-    delete process.env.CORS_ORIGINS;
   });
 });

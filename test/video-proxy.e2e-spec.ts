@@ -325,8 +325,7 @@ describe('Upstream replies that break off or overflow', () => {
 
   beforeAll(async () => {
     upstream = await FakeUpstream.start();
-    // A deadline that a 64 MiB reply cannot hit on a busy machine, so it fails by its size alone (set
-    // explicitly: TestApp.start leaves the previous suite's environment in place).
+    // A deadline that a 64 MiB reply cannot hit on a busy machine, so it fails by its size alone.
     t = await TestApp.start({
       VIDEO_UPSTREAM_URL: upstream.url,
       VIDEO_UPSTREAM_API_KEY: upstream.apiKey,

@@ -23,18 +23,26 @@ export function unique(prefix: string): string {
  * production) on SQLite in memory, or on TEST_DATABASE_URL when it is set.
  */
 export class TestApp {
-  private constructor(readonly app: INestApplication) {}
+  private constructor(
+    readonly app: INestApplication,
+    private readonly restoreEnvironment: () => void,
+  ) {}
 
+  /** `env` is in force until close(): a later app in the same file does not inherit it. */
   static async start(env: Record<string, string> = {}, options: CreateAppOptions = {}): Promise<TestApp> {
-    Object.assign(process.env, {
+    const restoreEnvironment = setEnvironment({
       DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'sqlite::memory:',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       // Suites fire many requests from one IP; the rate-limit suite turns this on for itself.
       THROTTLE_LIMIT: '0',
       ...env,
     });
-    const app = await createApp(options);
-    return new TestApp(app);
+    try {
+      return new TestApp(await createApp(options), restoreEnvironment);
+    } catch (error) {
+      restoreEnvironment();
+      throw error;
+    }
   }
 
   get http() {
@@ -58,6 +66,22 @@ export class TestApp {
   }
 
   async close(): Promise<void> {
-    await this.app.close();
+    try {
+      await this.app.close();
+    } finally {
+      this.restoreEnvironment();
+    }
   }
+}
+
+/** Sets the variables; the returned function puts back what they were (unset ones unset again). */
+function setEnvironment(values: Record<string, string>): () => void {
+  const previous = Object.entries(values).map(([name]) => [name, process.env[name]] as const);
+  Object.assign(process.env, values);
+  return () => {
+    for (const [name, value] of previous) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
 }
