@@ -6,18 +6,24 @@ import { TestApp, TestUser } from './support/test-app';
 
 const ROUTE = '/proxy/video/reference2video';
 
+/** A fake upstream and the app in front of it, with this upstream deadline. */
+async function startBehindFakeUpstream(deadlineMs: number): Promise<{ upstream: FakeUpstream; t: TestApp }> {
+  const upstream = await FakeUpstream.start();
+  const t = await TestApp.start({
+    VIDEO_UPSTREAM_URL: upstream.url,
+    VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
+    VIDEO_UPSTREAM_TIMEOUT_MS: String(deadlineMs),
+    VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
+  });
+  return { upstream, t };
+}
+
 describe('POST /proxy/video/reference2video', () => {
   let upstream: FakeUpstream;
   let t: TestApp;
 
   beforeAll(async () => {
-    upstream = await FakeUpstream.start();
-    t = await TestApp.start({
-      VIDEO_UPSTREAM_URL: upstream.url,
-      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
-      VIDEO_UPSTREAM_TIMEOUT_MS: '1000',
-      VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
-    });
+    ({ upstream, t } = await startBehindFakeUpstream(1000));
   });
   beforeEach(() => upstream.reset());
   afterAll(async () => {
@@ -324,14 +330,8 @@ describe('Upstream replies that break off or overflow', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    upstream = await FakeUpstream.start();
     // A deadline that a 64 MiB reply cannot hit on a busy machine, so it fails by its size alone.
-    t = await TestApp.start({
-      VIDEO_UPSTREAM_URL: upstream.url,
-      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
-      VIDEO_UPSTREAM_TIMEOUT_MS: '30000',
-      VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
-    });
+    ({ upstream, t } = await startBehindFakeUpstream(30_000));
   });
   afterAll(async () => {
     await t.close();
