@@ -373,8 +373,7 @@ describe('Large bodies on the video route', () => {
   // An app of its own (one app per process at a time: passport's strategy registry is global), with an
   // upstream deadline long enough to move 35 MB each way on a busy machine.
   it('accepts seven 5 MB images (a 35 MB body), however the path is spelled', async () => {
-    const upstream = await FakeUpstream.start();
-    const t = await TestApp.start({ VIDEO_UPSTREAM_URL: upstream.url, VIDEO_UPSTREAM_API_KEY: upstream.apiKey, VIDEO_UPSTREAM_TIMEOUT_MS: '30000' });
+    const { upstream, t } = await startBehindFakeUpstream(30_000);
     try {
       const user = await t.createUser({ credits: 100 });
       const image = `data:image/png;base64,${Buffer.alloc(3_750_000, 7).toString('base64')}`;

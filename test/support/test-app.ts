@@ -76,7 +76,7 @@ export class TestApp {
 
 /** Sets the variables; the returned function puts back what they were (unset ones unset again). */
 function setEnvironment(values: Record<string, string>): () => void {
-  const previous = Object.entries(values).map(([name]) => [name, process.env[name]] as const);
+  const previous = Object.keys(values).map((name) => [name, process.env[name]] as const);
   Object.assign(process.env, values);
   return () => {
     for (const [name, value] of previous) {

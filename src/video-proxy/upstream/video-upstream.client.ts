@@ -80,22 +80,24 @@ export class VideoUpstreamClient {
   }
 
   private transportFailure(error: unknown): HttpException {
-    const code = (error as AxiosError).code;
-    const message = (error as Error).message ?? '';
+    const { code, message } = error as AxiosError;
     // The deadline (ERR_CANCELED), or the OS giving up on connecting first (a deadline over its ~2 min).
     if (code === 'ERR_CANCELED' || code === 'ETIMEDOUT') {
       return new GatewayTimeoutException(`the video service did not answer within ${this.config.VIDEO_UPSTREAM_TIMEOUT_MS} ms`);
     }
-    // Any other failure that carries a response happened part-way through the reply: axios' "stream
-    // has been aborted", or the connection reset under a decompressing stream (ECONNRESET).
-    const failure = message.includes('maxContentLength')
-      ? 'sent a reply that is too large'
-      : (error as AxiosError).response !== undefined
-        ? 'cut its reply off'
-        : 'could not be reached';
+    const failure = badGatewayCause(error as AxiosError);
     // The client learns only which; operators need the cause. The code and message only: the
     // error object also holds the request, Authorization header included.
     this.logger.warn(`the video service ${failure}: ${code ?? 'no code'} (${message})`);
     return new BadGatewayException(`the video service ${failure}`);
   }
+}
+
+/** What a transport failure that is not a timeout was, for the client's 502 and the log. */
+function badGatewayCause(error: AxiosError): string {
+  if (error.message?.includes('maxContentLength')) return 'sent a reply that is too large';
+  // Any other failure that carries a response happened part-way through the reply: axios' "stream
+  // has been aborted", or the connection reset under a decompressing stream (ECONNRESET).
+  if (error.response !== undefined) return 'cut its reply off';
+  return 'could not be reached';
 }
