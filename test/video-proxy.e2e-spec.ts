@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { Socket } from 'node:net';
+import { createServer, IncomingMessage } from 'node:http';
+import { AddressInfo, Socket } from 'node:net';
+import { Duplex } from 'node:stream';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { FakeUpstream } from './support/fake-upstream';
 import { TestApp, TestUser } from './support/test-app';
@@ -221,7 +223,7 @@ describe('POST /proxy/video/reference2video', () => {
     }
   });
 
-  it('reuses one upstream connection and leaves its socket options alone (setsockopt only when they change)', async () => {
+  it('reuses one upstream connection, closes it when idle, and leaves its socket options alone (setsockopt only when they change)', async () => {
     const setKeepAlive = jest.spyOn(Socket.prototype, 'setKeepAlive');
     try {
       const user = await t.createUser({ credits: 100 });
@@ -231,7 +233,11 @@ describe('POST /proxy/video/reference2video', () => {
       const port = Number(new URL(upstream.url).port);
       const sockets = setKeepAlive.mock.contexts as Socket[];
       const toUpstream = setKeepAlive.mock.calls.filter((_call, i) => sockets[i].remotePort === port).map(([, delay]) => delay);
-      expect(new Set(sockets.filter((socket) => socket.remotePort === port)).size).toBe(1);
+      const pooled = new Set(sockets.filter((socket) => socket.remotePort === port));
+      expect(pooled.size).toBe(1);
+      // Idle in the pool, it has a timeout: the agent's 5 s, shortened by Node to a second under the
+      // upstream's `Keep-Alive: timeout=5`, so it closes before the upstream would.
+      expect([...pooled][0].timeout).toBe(4000);
       // axios asks for a 60 s probe delay on every request; an agent with another delay would flip it back each time.
       expect(toUpstream.length).toBeGreaterThanOrEqual(3);
       expect(new Set(toUpstream)).toEqual(new Set([60_000]));
@@ -385,6 +391,39 @@ describe('Large bodies on the video route', () => {
     } finally {
       await t.close();
       await upstream.close();
+    }
+  });
+});
+
+describe('Behind an HTTPS proxy', () => {
+  it('a proxy that never answers CONNECT is the upstream deadline’s 504 (not a 502 at the agent’s 5 s idle timeout); nothing charged', async () => {
+    const tunnels: string[] = [];
+    const held: Duplex[] = [];
+    const proxy = createServer().on('connect', (req: IncomingMessage, socket: Duplex) => {
+      tunnels.push(req.url ?? '');
+      held.push(socket);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const t = await TestApp.start({
+      VIDEO_UPSTREAM_URL: 'https://video.example',
+      VIDEO_UPSTREAM_API_KEY: 'proxy-test-key',
+      // Over the agent's 5 s idle timeout, which axios' tunnelling agent once took as its deadline.
+      VIDEO_UPSTREAM_TIMEOUT_MS: '6000',
+      // axios reads the lower-case names first, and an empty no_proxy falls through to NO_PROXY.
+      https_proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      no_proxy: '',
+      NO_PROXY: '',
+    });
+    try {
+      const user = await t.createUser({ credits: 100 });
+      const res = await t.http.post(ROUTE).set(user.auth).send({ duration: 2 }).expect(504);
+      expect(res.body.message).toBe('the video service did not answer within 6000 ms');
+      expect(tunnels).toEqual(['video.example:443']);
+      expect((await t.http.get('/users/me').set(user.auth).expect(200)).body.credits).toBe(100);
+    } finally {
+      await t.close();
+      held.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 });
