@@ -235,8 +235,8 @@ describe('POST /proxy/video/reference2video', () => {
       const toUpstream = setKeepAlive.mock.calls.filter((_call, i) => sockets[i].remotePort === port).map(([, delay]) => delay);
       const pooled = new Set(sockets.filter((socket) => socket.remotePort === port));
       expect(pooled.size).toBe(1);
-      // Idle in the pool, it has a timeout: the agent's 5 s, shortened by Node to a second under the
-      // upstream's `Keep-Alive: timeout=5`, so it closes before the upstream would.
+      // Idle in the pool, it has a timeout (0 if the agent's hidden 5 s were lost), shortened by Node to a
+      // second under the upstream's `Keep-Alive: timeout=5`, so it closes before the upstream would.
       expect([...pooled][0].timeout).toBe(4000);
       // axios asks for a 60 s probe delay on every request; an agent with another delay would flip it back each time.
       expect(toUpstream.length).toBeGreaterThanOrEqual(3);

@@ -24,7 +24,12 @@ export const IDLE_SOCKET_TIMEOUT_MS = 5_000;
  * request's own deadline bounds a socket in use.
  */
 function withIdleTimeout<T extends HttpAgent>(agent: T): T {
-  Object.defineProperty((agent as T & { options: object }).options, 'timeout', { value: IDLE_SOCKET_TIMEOUT_MS, enumerable: false });
+  Object.defineProperty((agent as T & { options: object }).options, 'timeout', {
+    value: IDLE_SOCKET_TIMEOUT_MS,
+    enumerable: false,
+    writable: true,
+    configurable: true,
+  });
   return agent;
 }
 
