@@ -276,6 +276,9 @@ describe('POST /proxy/video/reference2video', () => {
     const ledger = await ledgerOf(user);
     expect(ledger[0].balance_after).toBe(0);
     expect(ledger.every((e) => e.balance_after >= 0)).toBe(true);
+    // Newest first, each entry moves the balance the one before it left.
+    expect(ledger.slice(0, -1).map((e) => e.balance_after - e.amount)).toEqual(ledger.slice(1).map((e) => e.balance_after));
+    expect(ledger.filter((e) => e.kind === 'reserve')).toHaveLength(K);
   });
 
   describe('Idempotency-Key', () => {

@@ -30,17 +30,10 @@ export class CreditsService {
   /** Reserves an estimated cost before work starts: 402 when the balance is short. */
   async reserve(userId: string, amount: number): Promise<void> {
     if (amount === 0) return;
-    await this.tx.run(async (manager) => {
-      const balance = await this.users.takeCreditsIfAvailable(manager, userId, amount);
-      if (balance === null) {
-        const short = (await this.users.findById(userId, manager))?.credits ?? 0;
-        throw new HttpException(
-          `not enough credits: this request needs ${amount}, the balance is ${short}`,
-          HttpStatus.PAYMENT_REQUIRED,
-        );
-      }
-      await this.record(manager, userId, 'reserve', -amount, null, balance);
-    });
+    if ((await this.users.reserveCredits(userId, amount)) === null) {
+      const short = (await this.users.findById(userId))?.credits ?? 0;
+      throw new HttpException(`not enough credits: this request needs ${amount}, the balance is ${short}`, HttpStatus.PAYMENT_REQUIRED);
+    }
   }
 
   /** Gives back a reservation whose work never started. */
@@ -55,6 +48,9 @@ export class CreditsService {
    * balance never turns negative.
    */
   async settle(manager: EntityManager, userId: string, reserved: number, actual: number, taskId: string): Promise<number> {
+    // The estimate was right (the usual case): nothing moves, so the user's row is neither read nor
+    // locked. On PostgreSQL that lock would serialise all of one user's concurrent creates once more.
+    if (actual === reserved) return actual;
     const charged = await this.move(manager, userId, 'settle', reserved - actual, taskId);
     if (reserved - charged < actual) {
       this.logger.warn({ userId, taskId, reserved, actual }, 'upstream charged more than the balance could cover');

@@ -1,9 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
-import { PreparedFindOne, PreparedInsert, PreparedSql, PreparedUpdate, queryRows } from '../database/prepared-statements';
+import { PreparedFindOne, PreparedInsert, PreparedUpdate, queryRows } from '../database/prepared-statements';
+import { TransactionRunner } from '../database/transaction-runner';
 import { AccessTokenEntity } from './entities/access-token.entity';
 import { CreditLedgerEntryEntity } from './entities/credit-ledger-entry.entity';
 import { UserEntity } from './entities/user.entity';
+
+/**
+ * PostgreSQL: the conditional UPDATE of a reservation and its ledger entry as
+ * ONE statement, run outside a transaction, so the user's row is locked only
+ * while it executes. As two statements in a transaction the lock also spans
+ * two round trips to this process, and all of one user's concurrent
+ * reservations queue behind them (docs/decisions.md). Parameters: amount,
+ * user id, created at.
+ */
+const RESERVE_ON_POSTGRES = `WITH taken AS (
+  UPDATE "users" SET "credits" = "credits" - $1 WHERE "id" = $2 AND "credits" >= $1 RETURNING "credits"
+)
+INSERT INTO "credit_ledger" ("user_id", "kind", "amount", "balance_after", "task_id", "created_at")
+SELECT $2, 'reserve', -$1, "credits", NULL, $3::timestamptz FROM taken
+RETURNING "balance_after"`;
 
 /** Data access for the user aggregate: the user, its tokens and its credit ledger. */
 @Injectable()
@@ -11,14 +27,13 @@ export class UsersRepository {
   private readonly userById = new PreparedFindOne(UserEntity, [['id']]);
   private readonly userUpdate = new PreparedUpdate(UserEntity, ['id']);
   private readonly ledgerInsert = new PreparedInsert(CreditLedgerEntryEntity);
-  /** Parameters: amount, user id, amount (SQLite's `?` cannot be referred to twice). */
-  private readonly takeCredits = new PreparedSql(({ driver }) => {
-    const [amount, userId, covered] = [0, 1, 2].map((index) => driver.createParameter(`p${index}`, index));
-    const credits = driver.escape('credits');
-    return `UPDATE ${driver.escape('users')} SET ${credits} = ${credits} - ${amount} WHERE ${driver.escape('id')} = ${userId} AND ${credits} >= ${covered} RETURNING ${credits}`;
-  });
+  /** SQLite. Parameters: amount, user id, amount (a `?` cannot be referred to twice). */
+  private readonly takeCredits = 'UPDATE "users" SET "credits" = "credits" - ? WHERE "id" = ? AND "credits" >= ? RETURNING "credits"';
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tx: TransactionRunner,
+  ) {}
 
   findById(id: string, manager: EntityManager = this.dataSource.manager, options: Pick<FindOneOptions, 'lock'> = {}) {
     return this.userById.run(manager, { id }, options);
@@ -33,13 +48,24 @@ export class UsersRepository {
   }
 
   /**
-   * Takes `amount` credits in one conditional UPDATE, only if the balance
-   * covers it: concurrent reservations can never drive a balance negative.
-   * Returns the balance after, or null when it did not cover the amount.
+   * Takes `amount` credits only if the balance covers it, with the 'reserve'
+   * ledger entry, atomically: concurrent reservations can never drive a
+   * balance negative. Returns the balance after, or null when it did not
+   * cover the amount (then nothing changed).
    */
-  async takeCreditsIfAvailable(manager: EntityManager, userId: string, amount: number): Promise<number | null> {
-    const rows = await queryRows<{ credits: number }>(manager, this.takeCredits.for(manager.connection), [amount, userId, amount]);
-    return rows.length === 1 ? rows[0].credits : null;
+  async reserveCredits(userId: string, amount: number): Promise<number | null> {
+    const createdAt = new Date();
+    if (this.tx.isPostgres) {
+      const rows = await queryRows<{ balance_after: number }>(this.dataSource.manager, RESERVE_ON_POSTGRES, [amount, userId, createdAt]);
+      return rows.length === 1 ? rows[0].balance_after : null;
+    }
+    return this.tx.run(async (manager) => {
+      const rows = await queryRows<{ credits: number }>(manager, this.takeCredits, [amount, userId, amount]);
+      if (rows.length === 0) return null;
+      const balanceAfter = rows[0].credits;
+      await this.appendLedgerEntry(manager, { userId, kind: 'reserve', amount: -amount, balanceAfter, taskId: null, createdAt });
+      return balanceAfter;
+    });
   }
 
   /** Sets the webhook secret only if there is none yet; returns the secret in force. */
