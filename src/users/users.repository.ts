@@ -1,19 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
 import { PreparedFindOne, PreparedInsert, PreparedUpdate, queryRows } from '../database/prepared-statements';
-import { TransactionRunner } from '../database/transaction-runner';
 import { AccessTokenEntity } from './entities/access-token.entity';
 import { CreditLedgerEntryEntity } from './entities/credit-ledger-entry.entity';
 import { UserEntity } from './entities/user.entity';
 
-/**
- * PostgreSQL: the conditional UPDATE of a reservation and its ledger entry as
- * ONE statement, run outside a transaction, so the user's row is locked only
- * while it executes. As two statements in a transaction the lock also spans
- * two round trips to this process, and all of one user's concurrent
- * reservations queue behind them (docs/decisions.md). Parameters: amount,
- * user id, created at.
- */
+/** SQLite. Parameters: amount, user id, amount (a `?` cannot be referred to twice). */
+const TAKE_CREDITS_ON_SQLITE = 'UPDATE "users" SET "credits" = "credits" - ? WHERE "id" = ? AND "credits" >= ? RETURNING "credits"';
+
+/** PostgreSQL: that UPDATE and the reservation's ledger entry in one statement. Parameters: amount, user id, created at. */
 const RESERVE_ON_POSTGRES = `WITH taken AS (
   UPDATE "users" SET "credits" = "credits" - $1 WHERE "id" = $2 AND "credits" >= $1 RETURNING "credits"
 )
@@ -27,13 +22,8 @@ export class UsersRepository {
   private readonly userById = new PreparedFindOne(UserEntity, [['id']]);
   private readonly userUpdate = new PreparedUpdate(UserEntity, ['id']);
   private readonly ledgerInsert = new PreparedInsert(CreditLedgerEntryEntity);
-  /** SQLite. Parameters: amount, user id, amount (a `?` cannot be referred to twice). */
-  private readonly takeCredits = 'UPDATE "users" SET "credits" = "credits" - ? WHERE "id" = ? AND "credits" >= ? RETURNING "credits"';
 
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly tx: TransactionRunner,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   findById(id: string, manager: EntityManager = this.dataSource.manager, options: Pick<FindOneOptions, 'lock'> = {}) {
     return this.userById.run(manager, { id }, options);
@@ -48,24 +38,25 @@ export class UsersRepository {
   }
 
   /**
-   * Takes `amount` credits only if the balance covers it, with the 'reserve'
-   * ledger entry, atomically: concurrent reservations can never drive a
-   * balance negative. Returns the balance after, or null when it did not
-   * cover the amount (then nothing changed).
+   * SQLite: takes `amount` credits in one conditional UPDATE, only if the
+   * balance covers it, so concurrent reservations can never drive a balance
+   * negative. Returns the balance after, or null when it did not cover the
+   * amount.
    */
-  async reserveCredits(userId: string, amount: number): Promise<number | null> {
-    const createdAt = new Date();
-    if (this.tx.isPostgres) {
-      const rows = await queryRows<{ balance_after: number }>(this.dataSource.manager, RESERVE_ON_POSTGRES, [amount, userId, createdAt]);
-      return rows.length === 1 ? rows[0].balance_after : null;
-    }
-    return this.tx.run(async (manager) => {
-      const rows = await queryRows<{ credits: number }>(manager, this.takeCredits, [amount, userId, amount]);
-      if (rows.length === 0) return null;
-      const balanceAfter = rows[0].credits;
-      await this.appendLedgerEntry(manager, { userId, kind: 'reserve', amount: -amount, balanceAfter, taskId: null, createdAt });
-      return balanceAfter;
-    });
+  async takeCreditsIfAvailable(manager: EntityManager, userId: string, amount: number): Promise<number | null> {
+    const rows = await queryRows<{ credits: number }>(manager, TAKE_CREDITS_ON_SQLITE, [amount, userId, amount]);
+    return rows.length === 1 ? rows[0].credits : null;
+  }
+
+  /**
+   * PostgreSQL: the same conditional UPDATE and its 'reserve' ledger entry as
+   * one statement, outside any transaction, so the user's row stays locked
+   * only until that statement commits (see CreditsService.reserve). Returns
+   * the balance after, or null when it did not cover the amount.
+   */
+  async reserveInOneStatement(userId: string, amount: number, createdAt: Date): Promise<number | null> {
+    const rows = await queryRows<{ balance_after: number }>(this.dataSource.manager, RESERVE_ON_POSTGRES, [amount, userId, createdAt]);
+    return rows.length === 1 ? rows[0].balance_after : null;
   }
 
   /** Sets the webhook secret only if there is none yet; returns the secret in force. */
