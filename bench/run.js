@@ -7,7 +7,9 @@
 //   - the video route in front of a fake upstream with a fixed delay, beside requests sent straight to it;
 //   - 2,000 concurrent video creates against an upstream that answers after 2 s;
 //   - cold start to a ready /health/ready;
-//   - calibration: a trivial route on node:http, Express, Nest over Express and Nest over Fastify (bench/calibration-server.js).
+//   - calibration: a trivial route on node:http, Express, Nest over Express and Nest over Fastify, and the
+//     video route's floor: forwarders doing nothing else on node:http and on Nest over Fastify with
+//     @nestjs/axios (bench/calibration-server.js).
 // --smoke runs every step for a couple of seconds so CI keeps the script working.
 const autocannon = require('autocannon');
 const { execFileSync, fork, spawn } = require('node:child_process');
@@ -138,6 +140,10 @@ function summary(result) {
     p99Ms: result.latency.p99,
     meanMs: result.latency.mean,
     non2xx: result.non2xx + result.errors + result.timeouts,
+    // What the failures were, so a failed run can be explained.
+    ...(result.non2xx + result.errors + result.timeouts > 0 && {
+      failures: { statusCodes: Object.keys(result.statusCodeStats).filter((code) => !code.startsWith('2')), errors: result.errors, timeouts: result.timeouts },
+    }),
   };
 }
 
@@ -195,47 +201,36 @@ async function assertSameReplies(routes, serviceUrl, baselineUrl) {
   }
 }
 
-async function benchDatabase(label, databaseUrl, upstream, adapter) {
-  const service = await startService(databaseUrl, upstream.url, adapter);
-  const fixture = await seed(databaseUrl, service.url);
-  const baseline = await startHelper('baseline-server.js', { BENCH_BASELINE_DATABASE_URL: databaseUrl });
-  const target = { url: service.url, pid: service.child.pid };
+/** A create request through `headers`' owner, and the same body as sent straight to the upstream. */
+function videoRequest(headers, upstreamDelayMs) {
   // Without a delay named, the upstream's own (UPSTREAM_DELAY_MS).
-  const videoRequest = (upstreamDelayMs) => {
-    const fields = { model: 'videoq2-turbo', duration: 2, prompt: 'benchmark' };
-    const body = JSON.stringify(upstreamDelayMs === undefined ? fields : { ...fields, meta_data: JSON.stringify({ bench_delay_ms: upstreamDelayMs }) });
-    return {
-      viaService: { method: 'POST', headers: { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' }, body },
-      direct: { method: 'POST', headers: { Authorization: 'Token bench-key', 'Content-Type': 'application/json' }, body },
-    };
+  const fields = { model: 'videoq2-turbo', duration: 2, prompt: 'benchmark' };
+  const body = JSON.stringify(upstreamDelayMs === undefined ? fields : { ...fields, meta_data: JSON.stringify({ bench_delay_ms: upstreamDelayMs }) });
+  return {
+    via: { method: 'POST', headers, body },
+    direct: { method: 'POST', headers: { Authorization: 'Token bench-key', 'Content-Type': 'application/json' }, body },
   };
-  const { viaService: video, direct } = videoRequest();
-  await assertSameReplies(registryRoutes(fixture), service.url, baseline.url);
-  // Unmeasured load first, so no route's figures include the JIT compiling the code they share.
-  for (const route of registryRoutes(fixture)) {
-    const options = { method: route.method, headers: route.headers, body: route.body, duration: WARM_UP_S };
-    await load(`${target.url}${route.path}`, options);
-    await load(`${baseline.url}${route.path}`, options);
-  }
-  await load(`${target.url}/proxy/video/reference2video`, { ...video, duration: WARM_UP_S });
-  const rows = [];
-  for (const route of registryRoutes(fixture)) {
-    const options = { method: route.method, headers: route.headers, body: route.body };
-    rows.push({ database: label, adapter, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
-  }
-  const viaService = await compare(target, upstream, '/proxy/video/reference2video', '/ent/v2/reference2video', video, direct);
-  // The same 32 connections against a slower upstream: at most 160 creates/s, well under what the service's CPU can do.
-  const slower = videoRequest(MODERATE_UPSTREAM_DELAY_MS);
-  const atModerateLoad = await compare(target, upstream, '/proxy/video/reference2video', '/ent/v2/reference2video', slower.viaService, slower.direct);
-  // One request at a time: what the service itself adds, without the queueing of a saturated CPU.
-  const alone = await measure(target, '/proxy/video/reference2video', { ...video, connections: 1 });
-  const aloneDirect = await measure(upstream, '/ent/v2/reference2video', { ...direct, connections: 1 });
-  rows.push({
-    database: label,
-    adapter,
-    route: 'POST reference2video',
-    ...viaService,
-    addedP50Ms: +(viaService.service.p50Ms - viaService.baseline.p50Ms).toFixed(2),
+}
+
+/**
+ * What `target`'s video route adds to the upstream's own latency: at 32 connections (where the 20 ms
+ * upstream saturates the service's CPU), at 32 connections against the 200 ms upstream, and one
+ * request at a time (no queueing), each beside the same requests sent straight to the upstream.
+ */
+async function measureVideo(target, upstream, headers) {
+  const path = '/proxy/video/reference2video';
+  const directPath = '/ent/v2/reference2video';
+  const fast = videoRequest(headers);
+  // Unmeasured load first, so the JIT has compiled the route.
+  await load(`${target.url}${path}`, { ...fast.via, duration: WARM_UP_S });
+  const saturated = await compare(target, upstream, path, directPath, fast.via, fast.direct);
+  const slower = videoRequest(headers, MODERATE_UPSTREAM_DELAY_MS);
+  const atModerateLoad = await compare(target, upstream, path, directPath, slower.via, slower.direct);
+  const alone = await measure(target, path, { ...fast.via, connections: 1 });
+  const aloneDirect = await measure(upstream, directPath, { ...fast.direct, connections: 1 });
+  return {
+    ...saturated,
+    addedP50Ms: +(saturated.service.p50Ms - saturated.baseline.p50Ms).toFixed(2),
     oneConnection: { service: alone, upstream: aloneDirect, addedMeanMs: +(alone.meanMs - aloneDirect.meanMs).toFixed(2) },
     moderateLoad: {
       upstreamDelayMs: MODERATE_UPSTREAM_DELAY_MS,
@@ -244,7 +239,28 @@ async function benchDatabase(label, databaseUrl, upstream, adapter) {
       addedP50Ms: atModerateLoad.service.p50Ms - atModerateLoad.baseline.p50Ms,
       addedMeanMs: +(atModerateLoad.service.meanMs - atModerateLoad.baseline.meanMs).toFixed(2),
     },
-  });
+  };
+}
+
+async function benchDatabase(label, databaseUrl, upstream, adapter) {
+  const service = await startService(databaseUrl, upstream.url, adapter);
+  const fixture = await seed(databaseUrl, service.url);
+  const baseline = await startHelper('baseline-server.js', { BENCH_BASELINE_DATABASE_URL: databaseUrl });
+  const target = { url: service.url, pid: service.child.pid };
+  await assertSameReplies(registryRoutes(fixture), service.url, baseline.url);
+  // Unmeasured load first, so no route's figures include the JIT compiling the code they share.
+  for (const route of registryRoutes(fixture)) {
+    const options = { method: route.method, headers: route.headers, body: route.body, duration: WARM_UP_S };
+    await load(`${target.url}${route.path}`, options);
+    await load(`${baseline.url}${route.path}`, options);
+  }
+  const rows = [];
+  for (const route of registryRoutes(fixture)) {
+    const options = { method: route.method, headers: route.headers, body: route.body };
+    rows.push({ database: label, adapter, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
+  }
+  const videoHeaders = { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' };
+  rows.push({ database: label, adapter, route: 'POST reference2video', ...(await measureVideo(target, upstream, videoHeaders)) });
   baseline.child.disconnect();
   const peak = peakRssMb(service.child.pid);
   service.child.kill('SIGTERM');
@@ -260,6 +276,21 @@ async function calibration() {
     server.child.disconnect();
   }
   for (const row of rows) row.ratio = +(row.requestsPerSecond / rows[0].requestsPerSecond).toFixed(2);
+  return rows;
+}
+
+/**
+ * The video route's floor: forwarders that do nothing but pass the create on (bench/calibration-server.js),
+ * on node:http and on the service's own stack, measured exactly as the service's route is.
+ */
+async function videoFloor(upstream) {
+  const rows = [];
+  for (const kind of ['node:http forwarder', 'nest-fastify forwarder']) {
+    const server = await startHelper('calibration-server.js', { BENCH_CALIBRATION: kind, BENCH_UPSTREAM_URL: upstream.url });
+    const target = { url: server.url, pid: server.child.pid };
+    rows.push({ database: '—', adapter: kind, route: 'POST reference2video', ...(await measureVideo(target, upstream, { 'Content-Type': 'application/json' })) });
+    server.child.disconnect();
+  }
   return rows;
 }
 
@@ -303,13 +334,12 @@ async function burst(databaseUrl, adapter) {
 }
 
 function printTable(rows) {
-  const line = (cells) => cells.map((cell, i) => String(cell ?? '—').padEnd(i === 2 ? 22 : 10)).join('');
-  console.log(line(['database', 'adapter', 'route', 'svc req/s', 'svc p50', 'svc p99', 'svc cpu ms', 'base req/s', 'base p50', 'base p99', 'base cpu ms', 'ratio', 'ratio range']));
-  for (const r of rows) {
-    const s = r.service;
-    const b = r.baseline;
-    console.log(line([r.database, r.adapter, r.route, s.requestsPerSecond, s.p50Ms, s.p99Ms, s.cpuMsPerRequest, b?.requestsPerSecond, b?.p50Ms, b?.p99Ms, b?.cpuMsPerRequest, r.ratio, r.ratioRange?.join('–')]));
-  }
+  const header = ['database', 'adapter', 'route', 'svc req/s', 'svc p50', 'svc p99', 'svc cpu ms', 'base req/s', 'base p50', 'base p99', 'base cpu ms', 'ratio', 'ratio range'];
+  const lines = rows.map(({ service: s, baseline: b, ...r }) =>
+    [r.database, r.adapter, r.route, s.requestsPerSecond, s.p50Ms, s.p99Ms, s.cpuMsPerRequest, b?.requestsPerSecond, b?.p50Ms, b?.p99Ms, b?.cpuMsPerRequest, r.ratio, r.ratioRange?.join('–')].map((cell) => String(cell ?? '—')),
+  );
+  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((cells) => cells[i].length)) + 2);
+  for (const cells of [header, ...lines]) console.log(cells.map((cell, i) => cell.padEnd(widths[i])).join('').trimEnd());
 }
 
 async function main() {
@@ -330,19 +360,21 @@ async function main() {
       bursts.push(await burst(`sqlite:${join(dir, `burst-${adapter}.db`)}`, adapter));
     }
     const frameworks = await calibration();
+    const floor = await videoFloor(upstream);
     const rows = runs.flatMap((run) => run.rows);
-    printTable(rows);
+    printTable([...rows, ...floor]);
     console.log(
       `framework alone (trivial JSON route): ${frameworks.map((f) => `${f.server} ${f.requestsPerSecond} req/s (${f.ratio})`).join(', ')}`,
     );
-    for (const r of rows.filter((row) => row.oneConnection)) {
+    for (const r of [...rows, ...floor].filter((row) => row.oneConnection)) {
+      const label = `${r.database === '—' ? '' : `${r.database}/`}${r.adapter}`;
       const { service, upstream: direct, addedMeanMs } = r.oneConnection;
       console.log(
-        `video at 1 connection (${r.database}/${r.adapter}): service p50 ${service.p50Ms} ms (mean ${service.meanMs}), upstream direct p50 ${direct.p50Ms} ms (mean ${direct.meanMs}): +${addedMeanMs} ms`,
+        `video at 1 connection (${label}): p50 ${service.p50Ms} ms (mean ${service.meanMs}), upstream direct p50 ${direct.p50Ms} ms (mean ${direct.meanMs}): +${addedMeanMs} ms`,
       );
       const moderate = r.moderateLoad;
       console.log(
-        `video at ${CONNECTIONS} connections, ${moderate.upstreamDelayMs} ms upstream (${r.database}/${r.adapter}): service ${moderate.service.requestsPerSecond} req/s, p50 ${moderate.service.p50Ms} ms (mean ${moderate.service.meanMs}), upstream direct p50 ${moderate.upstream.p50Ms} ms (mean ${moderate.upstream.meanMs}): +${moderate.addedP50Ms} ms p50, +${moderate.addedMeanMs} ms mean`,
+        `video at ${CONNECTIONS} connections, ${moderate.upstreamDelayMs} ms upstream (${label}): ${moderate.service.requestsPerSecond} req/s, p50 ${moderate.service.p50Ms} ms (mean ${moderate.service.meanMs}), upstream direct p50 ${moderate.upstream.p50Ms} ms (mean ${moderate.upstream.meanMs}): +${moderate.addedP50Ms} ms p50, +${moderate.addedMeanMs} ms mean`,
       );
     }
     for (const run of runs) {
@@ -364,10 +396,11 @@ async function main() {
       peakRssMb: Object.fromEntries(runs.map((run) => [run.label, run.peakRssMb])),
       videoBursts: bursts,
       calibration: frameworks,
+      videoFloor: floor,
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`wrote ${RESULTS}`);
-    const broken = rows.filter((r) => r.service.non2xx > 0 || r.service.requestsPerSecond === 0 || r.moderateLoad?.service.non2xx > 0 || r.moderateLoad?.service.requestsPerSecond === 0).map((r) => `${r.adapter} ${r.route}`);
+    const broken = [...rows, ...floor].filter((r) => r.service.non2xx > 0 || r.service.requestsPerSecond === 0 || r.moderateLoad?.service.non2xx > 0 || r.moderateLoad?.service.requestsPerSecond === 0).map((r) => `${r.adapter} ${r.route} ${JSON.stringify(r.service.failures ?? r.moderateLoad?.service.failures ?? {})}`);
     const failedBursts = bursts.filter((b) => b.failed > 0).map((b) => `${b.adapter} video burst`);
     if (broken.length > 0 || failedBursts.length > 0) {
       console.error(`requests failed: ${[...broken, ...failedBursts].join(', ')}`);
