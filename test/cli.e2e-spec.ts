@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,8 @@ interface CliResult {
 
 describe('Operator CLI (npm run cli -- <command>)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'registry-cli-'));
-  const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'cli.db')}`;
+  const sqlitePath = join(dir, 'cli.db');
+  const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${sqlitePath}`;
 
   /** Runs src/cli.ts the way `npm run cli` runs the built file, against the test database. */
   async function cli(...args: string[]): Promise<CliResult> {
@@ -83,6 +85,46 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
       expect(node.body.latest_version.version).toBe('1.10.0');
       await t.http.put('/publishers/demo-publisher/nodes/demo-upscaler').set(auth).send({ description: 'edited' }).expect(200);
       await t.http.post('/nodes/demo-upscaler/reviews?star=5').set(auth).expect(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  /**
+   * Another process (as the CLI is) renames a user in a write transaction on the same SQLite file and
+   * holds it for `holdMs` before committing. Resolves once it holds the write lock.
+   */
+  async function renameInAnotherProcess(userId: string, name: string, holdMs: number): Promise<{ committed: Promise<unknown> }> {
+    const script = `
+      const db = new (require('better-sqlite3'))(process.env.DB_PATH, { timeout: 5000 });
+      db.exec('BEGIN IMMEDIATE');
+      db.prepare('UPDATE users SET name = ? WHERE id = ?').run(process.env.NAME, process.env.USER_ID);
+      process.stdout.write('locked\\n');
+      setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.env.HOLD_MS));`;
+    const writer = spawn(process.execPath, ['-e', script], {
+      env: { ...process.env, DB_PATH: sqlitePath, USER_ID: userId, NAME: name, HOLD_MS: String(holdMs) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const committed = once(writer, 'exit');
+    await once(writer.stdout, 'data');
+    return { committed };
+  }
+
+  (process.env.TEST_DATABASE_URL ? it.skip : it)('a server write meeting another process’s write to the SQLite file waits for it instead of failing', async () => {
+    const t = await TestApp.start({ DATABASE_URL: databaseUrl });
+    try {
+      const admin = await t.createUser({ admin: true });
+      const other = await t.createUser();
+      const target = await t.createUser();
+      // Held well past the time the request takes to reach the database, even on a busy machine.
+      const writer = await renameInAnotherProcess(other.id, 'Renamed by the CLI', 1500);
+      // A grant reads the balance, then writes it. Begun as a reader (SQLite's deferred BEGIN), it failed
+      // at its first write once the other process had committed (SQLITE_BUSY_SNAPSHOT: a 500, no busy wait).
+      const granted = await t.http.post(`/admin/users/${target.id}/credits`).set(admin.auth).send({ amount: 7 }).expect(200);
+      expect(granted.body).toEqual({ user_id: target.id, balance: 7 });
+      expect(await writer.committed).toEqual([0, null]);
+      const names = await t.dataSource.query('SELECT name FROM users WHERE id IN (?, ?) ORDER BY name', [other.id, target.id]);
+      expect(names).toEqual([{ name: 'Renamed by the CLI' }, { name: 'Test User' }]);
     } finally {
       await t.close();
     }

@@ -35,6 +35,7 @@ export const ENTITIES = [
 
 /** The part of better-sqlite3's Database that connection setup needs. */
 interface SqliteConnection {
+  prepare(sql: string): unknown;
   pragma(statement: string): unknown;
   function(name: string, options: { deterministic: boolean }, implementation: (value: unknown) => unknown): unknown;
 }
@@ -79,10 +80,23 @@ export function buildDataSourceOptions(target: DatabaseTarget, extensions: Schem
     timeout: 5000,
     prepareDatabase: (db: SqliteConnection) => {
       db.pragma('foreign_keys = ON');
+      beginTransactionsImmediate(db);
       // SQLite's built-in lower() folds only ASCII; PostgreSQL's folds all of Unicode. Same answers on both.
       db.function('lower', { deterministic: true }, (value: unknown) =>
         typeof value === 'string' ? value.toLowerCase() : value,
       );
     },
   };
+}
+
+/**
+ * TypeORM opens every SQLite transaction with a deferred `BEGIN`: it starts as a reader and takes the
+ * write lock at its first write. When another process (the CLI) writes the file in between, that
+ * first write fails at once with SQLITE_BUSY, without the busy timeout's wait, and the request got a 500.
+ * `BEGIN IMMEDIATE` takes the write lock first, so the transaction waits for the other writer instead.
+ * Every transaction here writes, and this process's own are queued one at a time anyway (TransactionRunner).
+ */
+function beginTransactionsImmediate(db: SqliteConnection): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = (sql: string) => prepare(sql === 'BEGIN TRANSACTION' ? 'BEGIN IMMEDIATE TRANSACTION' : sql);
 }
