@@ -130,7 +130,9 @@ function sqliteDatabase(path) {
       step = steps.next(queries[method](...call));
     }
   });
-  return { ...queries, review };
+  // IMMEDIATE, as the service's transactions: a deferred one that read first fails at its first write
+  // (SQLITE_BUSY, no busy wait) when another process wrote the file in between.
+  return { ...queries, review: review.immediate };
 }
 
 function postgresDatabase(url) {

@@ -4,17 +4,16 @@
 //   - The video route's floor: a forwarder that POSTs the request body to BENCH_UPSTREAM_URL and
 //     sends the upstream's reply back, doing nothing else (no auth, validation, credits or task
 //     rows): on plain node:http, and on the service's own stack (Nest over Fastify, @nestjs/axios
-//     with the service's upstream agents from dist/). What these add to the upstream's latency is
-//     the least the service can add.
+//     with the service's upstream agents and per-call options, from dist/). What these add to the
+//     upstream's latency is about the least the service can add.
 require('reflect-metadata');
 const { createServer, request } = require('node:http');
 
 const kind = process.env.BENCH_CALIBRATION;
-const upstream = `${process.env.BENCH_UPSTREAM_URL}/ent/v2/reference2video`;
-const upstreamHeaders = { Authorization: 'Token bench-key', 'Content-Type': 'application/json' };
+const UPSTREAM_KEY = 'bench-key';
 
-function sendJson(res, json) {
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
+function sendJson(res, status, json) {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
   res.end(json);
 }
 
@@ -24,22 +23,29 @@ function readJson(stream, then) {
   stream.on('end', () => then(JSON.parse(Buffer.concat(chunks).toString())));
 }
 
-/** Plain node:http: parse the body, POST it on a keep-alive agent, send the parsed reply back. */
+/** Where a forwarder sends creates, and the service's agents for it (dist/ is built by bench/run.js). */
+function upstream() {
+  if (!process.env.BENCH_UPSTREAM_URL) throw new Error('a forwarder needs BENCH_UPSTREAM_URL');
+  const { upstreamHttpOptions, upstreamRequestOptions } = require('../dist/src/video-proxy/upstream/upstream-http');
+  return { url: `${process.env.BENCH_UPSTREAM_URL}/ent/v2/reference2video`, ...upstreamHttpOptions(), upstreamRequestOptions };
+}
+
+/** Plain node:http: parse the body, POST it on a keep-alive agent, send the parsed reply back with its status. */
 function nodeForwarder() {
-  const { upstreamHttpOptions } = require('../dist/src/video-proxy/upstream/upstream-http');
-  const { httpAgent } = upstreamHttpOptions();
+  const { url, httpAgent } = upstream();
   return createServer((req, res) =>
     readJson(req, (body) => {
       const json = JSON.stringify(body);
-      request(upstream, { method: 'POST', agent: httpAgent, headers: { ...upstreamHeaders, 'Content-Length': Buffer.byteLength(json) } }, (reply) =>
-        readJson(reply, (task) => sendJson(res, JSON.stringify(task))),
-      ).end(json);
+      const headers = { Authorization: `Token ${UPSTREAM_KEY}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) };
+      request(url, { method: 'POST', agent: httpAgent, headers }, (reply) => readJson(reply, (task) => sendJson(res, reply.statusCode, JSON.stringify(task))))
+        .on('error', () => sendJson(res, 502, '{}'))
+        .end(json);
     }),
   );
 }
 
-/** A Nest app of one controller method on `path`, its parameters injected as `parameterDecorators` say. */
-async function nestApp({ fastify, method, path, handler, parameterDecorators = [], imports = [], inject = [] }) {
+/** A Nest app of one controller method, its constructor and handler parameters injected as given. */
+async function nestApp({ fastify, decorators, parameterDecorators = [], imports = [], inject = [], handler }) {
   const { Controller, Module } = require('@nestjs/common');
   const { NestFactory } = require('@nestjs/core');
   class CalibrationController {
@@ -51,7 +57,7 @@ async function nestApp({ fastify, method, path, handler, parameterDecorators = [
     }
   }
   const descriptor = Object.getOwnPropertyDescriptor(CalibrationController.prototype, 'handle');
-  Reflect.decorate([method(path)], CalibrationController.prototype, 'handle', descriptor);
+  Reflect.decorate(decorators, CalibrationController.prototype, 'handle', descriptor);
   parameterDecorators.forEach((decorator, index) => decorator(CalibrationController.prototype, 'handle', index));
   Reflect.defineMetadata('design:paramtypes', inject, CalibrationController);
   const controller = Reflect.decorate([Controller()], CalibrationController);
@@ -62,11 +68,25 @@ async function nestApp({ fastify, method, path, handler, parameterDecorators = [
   return app.getHttpServer();
 }
 
+/** Nest over Fastify (its own JSON parser) and @nestjs/axios, called as VideoUpstreamClient calls it. */
+function nestForwarder() {
+  const { Body, HttpCode, Post } = require('@nestjs/common');
+  const { HttpModule, HttpService } = require('@nestjs/axios');
+  const { url, httpAgent, httpsAgent, upstreamRequestOptions } = upstream();
+  return nestApp({
+    fastify: true,
+    decorators: [Post('proxy/video/reference2video'), HttpCode(200)],
+    parameterDecorators: [Body()],
+    imports: [HttpModule.register({ httpAgent, httpsAgent })],
+    inject: [HttpService],
+    handler: async (http, body) => (await http.axiosRef.post(url, body, upstreamRequestOptions(UPSTREAM_KEY, 30_000))).data,
+  });
+}
+
 async function listen() {
-  const { Body, Get, Post } = require('@nestjs/common');
   switch (kind) {
     case 'node:http':
-      return createServer((req, res) => sendJson(res, JSON.stringify({ ok: true }))).listen(0, '127.0.0.1');
+      return createServer((req, res) => sendJson(res, 200, JSON.stringify({ ok: true }))).listen(0, '127.0.0.1');
     case 'express': {
       const app = require('express')();
       app.get('/', (req, res) => res.json({ ok: true }));
@@ -74,22 +94,11 @@ async function listen() {
     }
     case 'nest-express':
     case 'nest-fastify':
-      return nestApp({ fastify: kind === 'nest-fastify', method: Get, path: '', handler: () => ({ ok: true }) });
+      return nestApp({ fastify: kind === 'nest-fastify', decorators: [require('@nestjs/common').Get()], handler: () => ({ ok: true }) });
     case 'node:http forwarder':
       return nodeForwarder().listen(0, '127.0.0.1');
-    case 'nest-fastify forwarder': {
-      const { HttpModule, HttpService } = require('@nestjs/axios');
-      const { upstreamHttpOptions } = require('../dist/src/video-proxy/upstream/upstream-http');
-      return nestApp({
-        fastify: true,
-        method: Post,
-        path: 'proxy/video/reference2video',
-        imports: [HttpModule.registerAsync({ useFactory: upstreamHttpOptions })],
-        inject: [HttpService],
-        parameterDecorators: [Body()],
-        handler: async (http, body) => (await http.axiosRef.post(upstream, body, { headers: upstreamHeaders, maxRedirects: 0 })).data,
-      });
-    }
+    case 'nest-fastify forwarder':
+      return nestForwarder();
     default:
       throw new Error(`unknown BENCH_CALIBRATION ${kind}`);
   }

@@ -31,6 +31,7 @@ const ROUNDS = SMOKE ? 1 : 3;
 // gives the same connections at most 160 creates/s, where the service's CPU is not the limit.
 const UPSTREAM_DELAY_MS = 20;
 const MODERATE_UPSTREAM_DELAY_MS = 200;
+const SETTLE_MS = 250;
 const RESULTS = process.env.BENCH_RESULTS ?? join(__dirname, SMOKE ? 'results.smoke.json' : 'results.json');
 
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -151,6 +152,9 @@ function summary(result) {
 async function measure(target, path, options) {
   const cpuBefore = cpuSeconds(target.pid);
   const result = await load(`${target.url}${path}`, { ...options, duration: Math.max(1, DURATION_S / ROUNDS) });
+  // autocannon stops with requests in flight, which the process still finishes: let it, so its writes
+  // (to the same SQLite file as the next load's process) overlap no other load, and its CPU counts here.
+  await wait(SETTLE_MS);
   const cpu = cpuSeconds(target.pid) - cpuBefore;
   return { ...summary(result), cpuMsPerRequest: result.requests.total ? +((cpu * 1000) / result.requests.total).toFixed(2) : undefined };
 }
@@ -201,6 +205,13 @@ async function assertSameReplies(routes, serviceUrl, baselineUrl) {
   }
 }
 
+const VIDEO_PATH = '/proxy/video/reference2video';
+
+/** Unmeasured load first, so no figure includes the JIT compiling the route. */
+function warmUpVideo(target, headers) {
+  return load(`${target.url}${VIDEO_PATH}`, { ...videoRequest(headers).via, duration: WARM_UP_S });
+}
+
 /** A create request through `headers`' owner, and the same body as sent straight to the upstream. */
 function videoRequest(headers, upstreamDelayMs) {
   // Without a delay named, the upstream's own (UPSTREAM_DELAY_MS).
@@ -218,19 +229,17 @@ function videoRequest(headers, upstreamDelayMs) {
  * request at a time (no queueing), each beside the same requests sent straight to the upstream.
  */
 async function measureVideo(target, upstream, headers) {
-  const path = '/proxy/video/reference2video';
   const directPath = '/ent/v2/reference2video';
   const fast = videoRequest(headers);
-  // Unmeasured load first, so the JIT has compiled the route.
-  await load(`${target.url}${path}`, { ...fast.via, duration: WARM_UP_S });
-  const saturated = await compare(target, upstream, path, directPath, fast.via, fast.direct);
+  const saturated = await compare(target, upstream, VIDEO_PATH, directPath, fast.via, fast.direct);
   const slower = videoRequest(headers, MODERATE_UPSTREAM_DELAY_MS);
-  const atModerateLoad = await compare(target, upstream, path, directPath, slower.via, slower.direct);
-  const alone = await measure(target, path, { ...fast.via, connections: 1 });
+  const atModerateLoad = await compare(target, upstream, VIDEO_PATH, directPath, slower.via, slower.direct);
+  const alone = await measure(target, VIDEO_PATH, { ...fast.via, connections: 1 });
   const aloneDirect = await measure(upstream, directPath, { ...fast.direct, connections: 1 });
   return {
     ...saturated,
     addedP50Ms: +(saturated.service.p50Ms - saturated.baseline.p50Ms).toFixed(2),
+    addedMeanMs: +(saturated.service.meanMs - saturated.baseline.meanMs).toFixed(2),
     oneConnection: { service: alone, upstream: aloneDirect, addedMeanMs: +(alone.meanMs - aloneDirect.meanMs).toFixed(2) },
     moderateLoad: {
       upstreamDelayMs: MODERATE_UPSTREAM_DELAY_MS,
@@ -254,12 +263,13 @@ async function benchDatabase(label, databaseUrl, upstream, adapter) {
     await load(`${target.url}${route.path}`, options);
     await load(`${baseline.url}${route.path}`, options);
   }
+  const videoHeaders = { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' };
+  await warmUpVideo(target, videoHeaders);
   const rows = [];
   for (const route of registryRoutes(fixture)) {
     const options = { method: route.method, headers: route.headers, body: route.body };
     rows.push({ database: label, adapter, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
   }
-  const videoHeaders = { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' };
   rows.push({ database: label, adapter, route: 'POST reference2video', ...(await measureVideo(target, upstream, videoHeaders)) });
   baseline.child.disconnect();
   const peak = peakRssMb(service.child.pid);
@@ -288,7 +298,9 @@ async function videoFloor(upstream) {
   for (const kind of ['node:http forwarder', 'nest-fastify forwarder']) {
     const server = await startHelper('calibration-server.js', { BENCH_CALIBRATION: kind, BENCH_UPSTREAM_URL: upstream.url });
     const target = { url: server.url, pid: server.child.pid };
-    rows.push({ database: '—', adapter: kind, route: 'POST reference2video', ...(await measureVideo(target, upstream, { 'Content-Type': 'application/json' })) });
+    const headers = { 'Content-Type': 'application/json' };
+    await warmUpVideo(target, headers);
+    rows.push({ floor: true, database: '—', adapter: kind, route: 'POST reference2video', ...(await measureVideo(target, upstream, headers)) });
     server.child.disconnect();
   }
   return rows;
@@ -362,12 +374,13 @@ async function main() {
     const frameworks = await calibration();
     const floor = await videoFloor(upstream);
     const rows = runs.flatMap((run) => run.rows);
-    printTable([...rows, ...floor]);
+    const allRows = [...rows, ...floor];
+    printTable(allRows);
     console.log(
       `framework alone (trivial JSON route): ${frameworks.map((f) => `${f.server} ${f.requestsPerSecond} req/s (${f.ratio})`).join(', ')}`,
     );
-    for (const r of [...rows, ...floor].filter((row) => row.oneConnection)) {
-      const label = `${r.database === '—' ? '' : `${r.database}/`}${r.adapter}`;
+    for (const r of allRows.filter((row) => row.oneConnection)) {
+      const label = r.floor ? r.adapter : `${r.database}/${r.adapter}`;
       const { service, upstream: direct, addedMeanMs } = r.oneConnection;
       console.log(
         `video at 1 connection (${label}): p50 ${service.p50Ms} ms (mean ${service.meanMs}), upstream direct p50 ${direct.p50Ms} ms (mean ${direct.meanMs}): +${addedMeanMs} ms`,
@@ -400,7 +413,11 @@ async function main() {
     };
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`wrote ${RESULTS}`);
-    const broken = [...rows, ...floor].filter((r) => r.service.non2xx > 0 || r.service.requestsPerSecond === 0 || r.moderateLoad?.service.non2xx > 0 || r.moderateLoad?.service.requestsPerSecond === 0).map((r) => `${r.adapter} ${r.route} ${JSON.stringify(r.service.failures ?? r.moderateLoad?.service.failures ?? {})}`);
+    // Every measured load, the service's and its reference's: a failed request in either makes the ratio meaningless.
+    const loads = (r) => [r.service, r.baseline, r.moderateLoad?.service, r.moderateLoad?.upstream, r.oneConnection?.service].filter(Boolean);
+    const broken = allRows
+      .filter((r) => loads(r).some((l) => l.non2xx > 0 || l.requestsPerSecond === 0))
+      .map((r) => `${r.database}/${r.adapter} ${r.route} ${JSON.stringify(loads(r).map((l) => l.failures).filter(Boolean))}`);
     const failedBursts = bursts.filter((b) => b.failed > 0).map((b) => `${b.adapter} video burst`);
     if (broken.length > 0 || failedBursts.length > 0) {
       console.error(`requests failed: ${[...broken, ...failedBursts].join(', ')}`);

@@ -1,4 +1,5 @@
 import { HttpModuleOptions } from '@nestjs/axios';
+import { AxiosRequestConfig } from 'axios';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 
@@ -10,6 +11,9 @@ import { Agent as HttpsAgent } from 'node:https';
  * the repeats.
  */
 const KEEP_ALIVE_PROBE_MS = 60_000;
+
+/** Upstreams echo the request (images included), so a reply may be as large as the largest request. */
+const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /** How long an idle pooled socket stays open, as on Node's global agent (shorter when the upstream's Keep-Alive says so). */
 export const IDLE_SOCKET_TIMEOUT_MS = 5_000;
@@ -37,4 +41,21 @@ function withIdleTimeout<T extends HttpAgent>(agent: T): T {
 export function upstreamHttpOptions(): HttpModuleOptions {
   const options = { keepAlive: true, keepAliveMsecs: KEEP_ALIVE_PROBE_MS, scheduling: 'lifo' as const };
   return { httpAgent: withIdleTimeout(new HttpAgent(options)), httpsAgent: withIdleTimeout(new HttpsAgent(options)) };
+}
+
+/** The options of every call to the upstream (also used by the benchmark's forwarder, bench/calibration-server.js). */
+export function upstreamRequestOptions(apiKey: string, timeoutMs: number): AxiosRequestConfig {
+  return {
+    headers: { Authorization: `Token ${apiKey}`, 'Content-Type': 'application/json' },
+    // Bounds the whole exchange, so silence too: axios' own `timeout` (more timers per call) could
+    // never fire first.
+    signal: AbortSignal.timeout(timeoutMs),
+    // Bodies may carry a 1 MiB payload plus seven images; statuses are mapped here, not thrown by axios.
+    maxBodyLength: Infinity,
+    maxContentLength: MAX_REPLY_BYTES,
+    validateStatus: () => true,
+    // A redirect is an upstream failure: following it would send the key elsewhere (and turn a POST
+    // into a GET). It also keeps follow-redirects' wrapper off every request.
+    maxRedirects: 0,
+  };
 }

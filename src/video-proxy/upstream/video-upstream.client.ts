@@ -3,11 +3,9 @@ import { BadGatewayException, GatewayTimeoutException, HttpException, Inject, In
 import { AxiosError, AxiosResponse } from 'axios';
 import { VideoTaskReplyDto } from '../dto/video-task.dto';
 import { videoConfig, VideoConfig } from '../video.config';
+import { upstreamRequestOptions } from './upstream-http';
 import { parseTaskReply, parseTaskStatus, UpstreamTaskStatus, upstreamFailure } from './upstream-protocol';
 import { UpstreamTarget } from './upstream-target';
-
-/** Upstreams echo the request (images included), so a reply may be as large as the largest request. */
-const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /** The one client of the upstream video API's wire protocol. */
 @Injectable()
@@ -51,19 +49,7 @@ export class VideoUpstreamClient {
   }
 
   private requestOptions() {
-    return {
-      headers: { Authorization: `Token ${this.target.apiKey}`, 'Content-Type': 'application/json' },
-      // Bounds the whole exchange, so silence too: axios' own `timeout` (more timers per call) could
-      // never fire first.
-      signal: AbortSignal.timeout(this.config.VIDEO_UPSTREAM_TIMEOUT_MS),
-      // Bodies may carry a 1 MiB payload plus seven images; statuses are mapped here, not thrown by axios.
-      maxBodyLength: Infinity,
-      maxContentLength: MAX_REPLY_BYTES,
-      validateStatus: () => true,
-      // A redirect is an upstream failure: following it would send the key elsewhere (and turn a POST
-      // into a GET). It also keeps follow-redirects' wrapper off every request.
-      maxRedirects: 0,
-    };
+    return upstreamRequestOptions(this.target.apiKey, this.config.VIDEO_UPSTREAM_TIMEOUT_MS);
   }
 
   /**
