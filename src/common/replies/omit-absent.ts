@@ -1,0 +1,21 @@
+/** The keys of T whose value may be null or undefined. */
+type AbsentableKeys<T> = { [K in keyof T]-?: null extends T[K] ? K : undefined extends T[K] ? K : never }[keyof T];
+
+/** T with every key that may hold null or undefined made optional and non-nullable; the other keys unchanged. */
+export type OmitAbsent<T> = { [K in Exclude<keyof T, AbsentableKeys<T>>]: T[K] } & {
+  [K in AbsentableKeys<T>]?: Exclude<T[K], null | undefined>;
+};
+
+/**
+ * A copy of `fields` without the properties that are null or undefined.
+ *
+ * Replies leave out what has no value (CONTRACT §6): the registry's clients
+ * test `'key' in obj` and crash on `null`. Mappers pass entity columns
+ * (`string | null`) straight in; the result type makes each such field
+ * optional and non-nullable, so it only fits a reply class that declares the
+ * field `field?: T`, and a mapper that bypasses this helper with a nullable
+ * value fails to compile. Shallow: nested replies come from their own mappers.
+ */
+export function omitAbsent<T extends object>(fields: T): OmitAbsent<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined)) as OmitAbsent<T>;
+}
