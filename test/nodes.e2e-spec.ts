@@ -9,6 +9,7 @@ import { UserEntity } from '../src/users/entities/user.entity';
 import { UsersRepository } from '../src/users/users.repository';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { VideoTasksRepository } from '../src/video-proxy/video-tasks.repository';
+import { expectNoNulls } from './support/no-nulls';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser, unique } from './support/test-app';
 
@@ -45,6 +46,29 @@ describe('Nodes', () => {
       });
       expect(res.body).not.toHaveProperty('latest_version');
       expect(res.body.publisher).not.toHaveProperty('members');
+    });
+
+    it('leaves out every field without a value (never null) and shows empty arrays as []', async () => {
+      const f = await createPublisherWithNode(t);
+      const res = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      expectNoNulls(res.body);
+      expect('latest_version' in res.body).toBe(false);
+      expect('description' in res.body).toBe(false);
+      const absent = ['author', 'category', 'license', 'icon', 'banner_url', 'repository', 'supported_app_version', 'supported_app_frontend_version', 'translations', 'status_detail'];
+      expect(absent.filter((key) => key in res.body)).toEqual([]);
+      expect(absent.filter((key) => key in res.body.publisher)).toEqual([]);
+      expect(['description', 'website', 'support', 'source_code_repo', 'logo'].filter((key) => key in res.body.publisher)).toEqual([]);
+      expect(res.body).toMatchObject({ tags: [], tags_admin: [], supported_os: [], supported_accelerators: [], preempted_app_node_names: [] });
+
+      await t.http.post(`${nodeUrl(f)}/versions`).set(f.owner.auth).send({ version: '1.0.0' }).expect(201);
+      const versions = await t.http.get(`/nodes/${f.nodeId}/versions`).expect(200);
+      expectNoNulls(versions.body);
+      const [version] = versions.body as Record<string, unknown>[];
+      expect(['changelog', 'downloadUrl', 'status_reason', 'app_node_extract_status', 'supported_app_version', 'supported_app_frontend_version'].filter((key) => key in version)).toEqual([]);
+      expect(version).toMatchObject({ version: '1.0.0', dependencies: [], tags: [], tags_admin: [], supported_os: [], supported_accelerators: [] });
+      const node = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      expectNoNulls(node.body);
+      expect(node.body.latest_version).toEqual(version);
     });
 
     it('looks nodes up and keeps ids unique ignoring case', async () => {
@@ -219,11 +243,12 @@ describe('Nodes', () => {
         name: 'A node',
         author: 'Ann',
         icon: 'https://example.com/icon.png',
-        description: null,
         tags: ['c'],
         supported_os: [],
         category: 'legacy',
       });
+      expect(res.body).not.toHaveProperty('description');
+      expectNoNulls(res.body);
       const row = await stored(f.nodeId);
       expect([row.description, row.tags, row.supportedOs, row.author]).toEqual([null, ['c'], [], 'Ann']);
     });
@@ -237,7 +262,9 @@ describe('Nodes', () => {
         .expect(200);
       const get = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
       expect(put.body).toEqual(get.body);
-      expect(get.body).toMatchObject({ name: 'Renamed', description: null, tags: ['x', 'y'], supported_os: [], latest_version: { version: '1.0.0' } });
+      expect(get.body).toMatchObject({ name: 'Renamed', tags: ['x', 'y'], supported_os: [], latest_version: { version: '1.0.0' } });
+      expect(get.body).not.toHaveProperty('description');
+      expectNoNulls(put.body);
       const moderated = await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusBanned', search_ranking: 3 }).expect(200);
       expect(moderated.body).toEqual((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body);
       expect(moderated.body).toEqual({ ...get.body, status: 'NodeStatusBanned', search_ranking: 3 });
@@ -447,6 +474,7 @@ describe('Nodes', () => {
       // ranking first, then downloads, then id ('described-…' sorts before the tag's ids)
       expect(listed).toEqual([ids.high, ids.popular, described, named, ids.low, ids.tieA, ids.tieB]);
       expect(res.body).toMatchObject({ total: 7, page: 1, limit: 100, totalPages: 1 });
+      expectNoNulls(res.body);
       const byAuthor = await t.http.get(`/nodes?search=zed`).expect(200);
       expect(byAuthor.body.nodes.some((n: { author: string }) => n.author === 'Zed')).toBe(true);
     });

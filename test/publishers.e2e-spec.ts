@@ -1,3 +1,4 @@
+import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser, unique } from './support/test-app';
 
 describe('Publishers', () => {
@@ -25,7 +26,9 @@ describe('Publishers', () => {
       .set(owner.auth)
       .send({ id: publisherId, name: 'Acme', website: 'https://acme.example' })
       .expect(201);
-    expect(res.body).toMatchObject({ id: publisherId, name: 'Acme', website: 'https://acme.example', description: null });
+    expect(res.body).toMatchObject({ id: publisherId, name: 'Acme', website: 'https://acme.example' });
+    expect(['description', 'support', 'source_code_repo', 'logo'].filter((key) => key in res.body)).toEqual([]);
+    expectNoNulls(res.body);
     expect(res.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect(res.body.members).toEqual([{ id: expect.any(String), role: 'owner', user: { id: owner.id, name: 'Test User', email: owner.email } }]);
   });
@@ -103,10 +106,13 @@ describe('Publishers', () => {
     const emails = (body: { members: { user: { email?: string } }[] }) => body.members.slice(0, 2).map((m) => m.user.email);
     const anonymous = await t.http.get(`/publishers/${publisherId}`).expect(200);
     expect(emails(anonymous.body)).toEqual([undefined, undefined]);
+    expect('email' in anonymous.body.members[0].user).toBe(false);
+    expectNoNulls(anonymous.body);
     const asOutsider = await t.http.get(`/publishers/${publisherId}`).set(outsider.auth).expect(200);
     expect(emails(asOutsider.body)).toEqual([undefined, undefined]);
     const asMember = await t.http.get(`/publishers/${publisherId}`).set(member.auth).expect(200);
     expect(emails(asMember.body)).toEqual([owner.email, member.email]);
+    expectNoNulls(asMember.body);
     const asAdmin = await t.http.get(`/publishers/${publisherId}`).set(admin.auth).expect(200);
     expect(emails(asAdmin.body)).toEqual([owner.email, member.email]);
   });

@@ -1,4 +1,5 @@
 import { ReviewEntity } from '../src/reviews/entities/review.entity';
+import { expectNoNulls } from './support/no-nulls';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser, unique } from './support/test-app';
 
@@ -40,6 +41,8 @@ describe('Reviews', () => {
     const [ann, bob] = [await t.createUser(), await t.createUser()];
     const first = await review(ann, 5).expect(200);
     expect(first.body).toMatchObject({ id: f.nodeId, rating: 5, publisher: { id: f.publisherId } });
+    expect('latest_version' in first.body).toBe(false);
+    expectNoNulls(first.body);
     expect((await review(bob, 2).expect(200)).body.rating).toBe(3.5);
     expect((await review(ann, 1).expect(200)).body.rating).toBe(1.5);
     expect(await t.dataSource.getRepository(ReviewEntity).countBy({ nodeId: f.nodeId })).toBe(2);

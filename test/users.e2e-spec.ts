@@ -1,5 +1,6 @@
 import { AccessTokenEntity } from '../src/users/entities/access-token.entity';
 import { UserEntity } from '../src/users/entities/user.entity';
+import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser, unique } from './support/test-app';
 
 describe('Users, tokens and the admin API', () => {
@@ -17,6 +18,7 @@ describe('Users, tokens and the admin API', () => {
   it('GET /users/me shows the caller', async () => {
     const res = await t.http.get('/users/me').set(user.auth).expect(200);
     expect(res.body).toEqual({ id: user.id, email: user.email, name: 'Test User', is_admin: false, credits: 0 });
+    expectNoNulls(res.body);
   });
 
   it('tokens are shown once, stored only as a hash, and stop working when revoked', async () => {
@@ -37,6 +39,9 @@ describe('Users, tokens and the admin API', () => {
   it('cannot revoke someone else’s token', async () => {
     const other = await t.createUser();
     const { body } = await t.http.post('/users/me/tokens').set(other.auth).send({}).expect(201);
+    // A token without a label has no name key (never null).
+    expect(body).toEqual({ id: expect.any(String), token: expect.stringMatching(/^nrt_/), created_at: expect.any(String) });
+    expectNoNulls(body);
     await t.http.delete(`/users/me/tokens/${body.id}`).set(user.auth).expect(404);
     await t.http.get('/users/me').set('Authorization', `Bearer ${body.token}`).expect(200);
   });
@@ -79,6 +84,9 @@ describe('Users, tokens and the admin API', () => {
       ['grant', -30, 70],
       ['grant', 100, 100],
     ]);
+    // Grants belong to no task: the entries have no task_id key.
+    expect(ledger.body.entries.filter((e: object) => 'task_id' in e)).toEqual([]);
+    expectNoNulls(ledger.body);
   });
 
   it('answers concurrent creations of one e-mail with one 201 and 409s', async () => {

@@ -4,6 +4,7 @@ import { AddressInfo, Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { FakeUpstream } from './support/fake-upstream';
+import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser } from './support/test-app';
 
 const ROUTE = '/proxy/video/reference2video';
@@ -57,6 +58,7 @@ describe('POST /proxy/video/reference2video', () => {
     expect(sent.body).toEqual({ ...body, model: 'videoq2-turbo' });
 
     expect(res.body).toMatchObject({ task_id: expect.stringMatching(/^fake-task-/), state: 'created', credits: 12, prompt: body.prompt, model: 'videoq2-turbo', seed: 7 });
+    expectNoNulls(res.body);
     expect(await balanceOf(user)).toBe(88);
     // estimate for videoq2-turbo × 4 s = 20 reserved, settled back to 12
     expect((await ledgerOf(user)).map((e) => [e.kind, e.amount, e.balance_after])).toEqual([
@@ -64,6 +66,7 @@ describe('POST /proxy/video/reference2video', () => {
       ['reserve', -20, 80],
       ['grant', 100, 100],
     ]);
+    expectNoNulls(await ledgerOf(user));
     const task = await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId: res.body.task_id });
     expect(task).toMatchObject({ userId: user.id, state: 'created', credits: 12, model: 'videoq2-turbo' });
     expect(task.request).toEqual({ ...body, model: 'videoq2-turbo' });
@@ -137,11 +140,15 @@ describe('POST /proxy/video/reference2video', () => {
     await create(user, { duration: 1, payload: '😀'.repeat(1_048_576) }).expect(200);
   });
 
-  it('drops echo fields of the wrong type instead of passing them on', async () => {
+  it('drops echo fields of the wrong type (null included) instead of passing them on', async () => {
     const user = await t.createUser({ credits: 100 });
-    upstream.respondNext({ body: { task_id: 'typed-1', state: 'created', credits: 10, seed: '7', duration: [2], model: { x: 1 }, prompt: 'ok', style: 'noir' } });
+    upstream.respondNext({
+      body: { task_id: 'typed-1', state: 'created', credits: 10, seed: '7', duration: [2], model: { x: 1 }, prompt: 'ok', style: 'noir', aspect_ratio: null, images: null },
+    });
     const res = await create(user, { duration: 2 }).expect(200);
     expect(res.body).toEqual({ task_id: 'typed-1', state: 'created', credits: 10, prompt: 'ok' });
+    const stored = await t.http.get('/proxy/video/tasks/typed-1').set(user.auth).expect(200);
+    expectNoNulls(stored.body);
   });
 
   it('stores long upstream task ids, and never lets a reused id overwrite another user’s task', async () => {

@@ -9,6 +9,7 @@ import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-del
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { CallbackReceiver } from './support/callback-receiver';
 import { FakeUpstream } from './support/fake-upstream';
+import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser } from './support/test-app';
 
 const CALLBACK_PATH = '/proxy/video/callbacks/upstream';
@@ -69,13 +70,17 @@ describe('Video task lifecycle', () => {
     const user = await t.createUser({ credits: 100 });
     const taskId = await createTask(user);
     upstream.taskStatus.set(taskId, { state: 'processing' });
-    expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200)).body.state).toBe('processing');
+    const running = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+    expect(running.body.state).toBe('processing');
+    expect(['creations', 'err_code'].filter((key) => key in running.body)).toEqual([]);
+    expectNoNulls(running.body);
 
     const creations = [{ id: 'c1', url: 'https://cdn.example.com/v.mp4', cover_url: 'https://cdn.example.com/v.jpg' }];
     upstream.taskStatus.set(taskId, { state: 'success', creations, credits: 10 });
     const done = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
     expect(done.body).toMatchObject({ task_id: taskId, state: 'success', credits: 10, creations });
     expect(done.body).not.toHaveProperty('err_code');
+    expectNoNulls(done.body);
 
     const queries = upstream.requests.filter((r) => r.method === 'GET').length;
     await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
@@ -109,6 +114,7 @@ describe('Video task lifecycle', () => {
     const page = await t.http.get('/proxy/video/tasks?limit=2').set(user.auth).expect(200);
     expect(page.body).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
     expect(page.body.tasks.map((task: { task_id: string }) => task.task_id)).toEqual([ids[2], ids[1]]);
+    expectNoNulls(page.body);
     const other = await t.createUser();
     expect((await t.http.get('/proxy/video/tasks').set(other.auth).expect(200)).body.total).toBe(0);
   });
@@ -172,6 +178,8 @@ describe('Video task lifecycle', () => {
       upstream.taskStatus.set(taskId, { state: 'failed', err_code: 'ModerationFailed' });
       const task = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
       expect(task.body).toMatchObject({ state: 'failed', err_code: 'ModerationFailed' });
+      expect(task.body).not.toHaveProperty('creations');
+      expectNoNulls(task.body);
       expect(await balanceOf(user)).toBe(100);
       const ledger = (await t.http.get('/users/me/ledger').set(user.auth)).body.entries as { kind: string; amount: number; task_id?: string }[];
       expect(ledger.filter((e) => e.kind === 'refund')).toEqual([expect.objectContaining({ amount: 10, task_id: taskId })]);

@@ -82,22 +82,22 @@ export class NodeVersionDto {
   /** Semantic version, unique for the node. */
   version!: string;
   /** Summary of changes in the version. */
-  changelog!: string | null;
+  changelog?: string;
   /** Pip dependencies required by the node. */
   dependencies!: string[];
   /** Whether the version is deprecated. */
   deprecated!: boolean;
   /** Output only. URL to download the version. */
-  downloadUrl!: string | null;
+  downloadUrl?: string;
   @ApiProperty({ enum: NODE_VERSION_STATUSES })
   status!: NodeVersionStatus;
-  status_reason!: string | null;
+  status_reason?: string;
   /** Status of the node extraction process. */
-  app_node_extract_status!: string | null;
+  app_node_extract_status?: string;
   supported_os!: string[];
   supported_accelerators!: string[];
-  supported_app_version!: string | null;
-  supported_app_frontend_version!: string | null;
+  supported_app_version?: string;
+  supported_app_frontend_version?: string;
   tags!: string[];
   /** Admin-only tags. */
   tags_admin!: string[];

@@ -196,34 +196,34 @@ export class NodeDto {
   id!: string;
   /** Display name. */
   name!: string;
-  description!: string | null;
-  author!: string | null;
+  description?: string;
+  author?: string;
   /** Deprecated: use `tags` instead. Will be removed in a future version. */
-  @ApiProperty({ deprecated: true, nullable: true, type: String })
-  category!: string | null;
+  @ApiProperty({ deprecated: true, required: false, type: String })
+  category?: string;
   /** Path to the LICENSE file in the node's repository. */
-  license!: string | null;
+  license?: string;
   /** URL of the node's icon. */
-  icon!: string | null;
+  icon?: string;
   /** URL of the node's banner. */
-  banner_url!: string | null;
+  banner_url?: string;
   /** URL of the repository. */
-  repository!: string | null;
+  repository?: string;
   tags!: string[];
   /** Admin-only tags for security warnings and admin metadata. */
   tags_admin!: string[];
   supported_os!: string[];
   supported_accelerators!: string[];
-  supported_app_version!: string | null;
-  supported_app_frontend_version!: string | null;
+  supported_app_version?: string;
+  supported_app_frontend_version?: string;
   preempted_app_node_names!: string[];
   /** Translations of node metadata per language. */
-  @ApiProperty({ nullable: true, type: Object, additionalProperties: { type: 'object' } })
-  translations!: Record<string, Record<string, unknown>> | null;
+  @ApiProperty({ required: false, type: Object, additionalProperties: { type: 'object' } })
+  translations?: Record<string, Record<string, unknown>>;
   /** @example NodeStatusActive */
   @ApiProperty({ enum: NODE_STATUSES })
   status!: NodeStatus;
-  status_detail!: string | null;
+  status_detail?: string;
   /** Value used to sort search results. */
   search_ranking!: number;
   /** Number of downloads. */

@@ -1,3 +1,4 @@
+import { omitAbsent } from '../../common/replies/omit-absent';
 import { toPublisherDto } from '../../publishers/dto/publisher.mapper';
 import { CompatibilityColumns } from '../entities/compatibility-columns';
 import { NodeVersionEntity } from '../entities/node-version.entity';
@@ -18,7 +19,7 @@ function toCompatibilityFields(entity: CompatibilityColumns) {
 }
 
 export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
-  return {
+  return omitAbsent({
     id: version.id,
     node_id: version.nodeId,
     version: version.version,
@@ -31,7 +32,7 @@ export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
     app_node_extract_status: version.appNodeExtractStatus,
     ...toCompatibilityFields(version),
     createdAt: version.createdAt.toISOString(),
-  };
+  });
 }
 
 /** The full node as every route shows it; expects `publisher` and `latestVersion` to be loaded. */
@@ -39,7 +40,7 @@ export function toNodeDto(node: NodeEntity): NodeDto {
   if (!node.publisher) {
     throw new Error(`node ${node.id} was loaded without its publisher`);
   }
-  return {
+  return omitAbsent({
     id: node.id,
     name: node.name,
     description: node.description,
@@ -60,6 +61,6 @@ export function toNodeDto(node: NodeEntity): NodeDto {
     rating: node.rating,
     created_at: node.createdAt.toISOString(),
     publisher: toPublisherDto(node.publisher),
-    ...(node.latestVersion ? { latest_version: toNodeVersionDto(node.latestVersion) } : {}),
-  };
+    latest_version: node.latestVersion ? toNodeVersionDto(node.latestVersion) : undefined,
+  });
 }

@@ -70,11 +70,11 @@ export class PublisherMemberDto {
 export class PublisherDto {
   id!: string;
   name!: string;
-  description!: string | null;
-  website!: string | null;
-  support!: string | null;
-  source_code_repo!: string | null;
-  logo!: string | null;
+  description?: string;
+  website?: string;
+  support?: string;
+  source_code_repo?: string;
+  logo?: string;
   createdAt!: string;
   /** Present on GET /publishers/{publisherId}; omitted where a publisher is embedded in a node. */
   members?: PublisherMemberDto[];

@@ -1,9 +1,10 @@
+import { omitAbsent } from '../../common/replies/omit-absent';
 import { PublisherMemberEntity } from '../entities/publisher-member.entity';
 import { PublisherEntity } from '../entities/publisher.entity';
 import { PublisherDto, PublisherMemberDto } from './publisher.dto';
 
 export function toPublisherDto(publisher: PublisherEntity): PublisherDto {
-  return {
+  return omitAbsent({
     id: publisher.id,
     name: publisher.name,
     description: publisher.description,
@@ -12,7 +13,7 @@ export function toPublisherDto(publisher: PublisherEntity): PublisherDto {
     source_code_repo: publisher.sourceCodeRepo,
     logo: publisher.logo,
     createdAt: publisher.createdAt.toISOString(),
-  };
+  });
 }
 
 export function toPublisherMemberDto(member: PublisherMemberEntity, showEmail: boolean): PublisherMemberDto {
@@ -20,10 +21,10 @@ export function toPublisherMemberDto(member: PublisherMemberEntity, showEmail: b
   return {
     id: member.id,
     role: member.role,
-    user: {
+    user: omitAbsent({
       id: member.userId,
       name: user?.name ?? '',
-      ...(showEmail && user ? { email: user.email } : {}),
-    },
+      email: showEmail ? user?.email : undefined,
+    }),
   };
 }

@@ -54,7 +54,8 @@ export class CreatedTokenDto {
   id!: string;
   /** The token itself. Shown only now: store it, it cannot be retrieved again. */
   token!: string;
-  name!: string | null;
+  /** The token's label; absent when it has none. */
+  name?: string;
   created_at!: string;
 }
 

@@ -1,3 +1,4 @@
+import { omitAbsent } from '../../common/replies/omit-absent';
 import { AccessTokenEntity } from '../entities/access-token.entity';
 import { CreditLedgerEntryEntity } from '../entities/credit-ledger-entry.entity';
 import { UserEntity } from '../entities/user.entity';
@@ -8,16 +9,16 @@ export function toUserDto(user: UserEntity): UserDto {
 }
 
 export function toCreatedTokenDto(token: AccessTokenEntity, secret: string): CreatedTokenDto {
-  return { id: token.id, token: secret, name: token.name, created_at: token.createdAt.toISOString() };
+  return omitAbsent({ id: token.id, token: secret, name: token.name, created_at: token.createdAt.toISOString() });
 }
 
 export function toLedgerEntryDto(entry: CreditLedgerEntryEntity): LedgerEntryDto {
-  return {
+  return omitAbsent({
     id: entry.id,
     kind: entry.kind,
     amount: entry.amount,
     balance_after: entry.balanceAfter,
-    ...(entry.taskId ? { task_id: entry.taskId } : {}),
+    task_id: entry.taskId,
     created_at: entry.createdAt.toISOString(),
-  };
+  });
 }
