@@ -1,6 +1,9 @@
+import { ApiInteger } from '../openapi/api-integer.decorator';
+
 /** The body of every non-2xx reply. */
 export class ErrorResponseDto {
   /** HTTP status code, repeated in the body. @example 404 */
+  @ApiInteger()
   statusCode!: number;
   /** HTTP reason phrase. @example Not Found */
   error!: string;

@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
+import { ApiInteger } from '../openapi/api-integer.decorator';
 
 /** Query strings are text: only a plain decimal integer becomes a number; anything else fails `@IsInt`. */
 export const toQueryInteger = ({ value }: { value: unknown }): unknown =>
@@ -9,12 +10,14 @@ export const MAX_PAGE_SIZE = 100;
 
 export class PageQueryDto {
   /** 1-based page number. */
+  @ApiInteger()
   @Transform(toQueryInteger)
   @IsInt()
   @Min(1)
   page: number = 1;
 
   /** Items per page, at most 100. */
+  @ApiInteger()
   @Transform(toQueryInteger)
   @IsInt()
   @Min(1)

@@ -18,11 +18,17 @@ import {
   Min,
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
+import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { IsHttpUrl, IsObjectOfObjects, NotNullable, Nullable } from '../../common/validation/validators';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
 import { NODE_STATUSES, NodeStatus } from '../entities/node.entity';
 import { NodeVersionDto } from './node-version.dto';
+
+// A named constant, not a negative literal: the Swagger CLI plugin cannot copy `-1_000_000_000`
+// from @Min into the schema and then leaves the whole property out of the document.
+const MIN_SEARCH_RANKING = -1_000_000_000;
+const MAX_SEARCH_RANKING = 1_000_000_000;
 
 export const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/;
 
@@ -118,10 +124,11 @@ export class NodeFieldsDto {
   tags_admin?: string[] | null;
 
   /** Admin only. Value used to sort search results (highest first). */
+  @ApiInteger()
   @NotNullable()
   @IsInt()
-  @Min(-1_000_000_000)
-  @Max(1_000_000_000)
+  @Min(MIN_SEARCH_RANKING)
+  @Max(MAX_SEARCH_RANKING)
   search_ranking?: number;
 
   /** Admin only. Names of application nodes that are preempted by this node. */
@@ -164,11 +171,13 @@ export class UpdateNodeDto extends NodeFieldsDto {
   created_at?: string;
 
   /** Server-managed: accepted and ignored. */
+  @ApiInteger()
   @IsOptional()
   @IsInt()
   downloads?: number;
 
   /** Server-managed: accepted and ignored. */
+  @ApiInteger()
   @IsOptional()
   @IsInt()
   github_stars?: number;
@@ -225,10 +234,13 @@ export class NodeDto {
   status!: NodeStatus;
   status_detail?: string;
   /** Value used to sort search results. */
+  @ApiInteger()
   search_ranking!: number;
   /** Number of downloads. */
+  @ApiInteger()
   downloads!: number;
   /** Stars on the source repository. */
+  @ApiInteger()
   github_stars!: number;
   /** Mean of the node's star reviews (0 with none). */
   rating!: number;
@@ -249,9 +261,13 @@ export class NodeListQueryDto extends PageQueryDto {
 }
 
 export class NodeListDto {
+  @ApiInteger()
   total!: number;
   nodes!: NodeDto[];
+  @ApiInteger()
   page!: number;
+  @ApiInteger()
   limit!: number;
+  @ApiInteger()
   totalPages!: number;
 }

@@ -1,7 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Length, Max, Min, NotEquals } from 'class-validator';
+import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { LEDGER_KINDS, LedgerKind } from '../entities/credit-ledger-entry.entity';
+
+// A named constant, not a negative literal: the Swagger CLI plugin cannot copy `-1_000_000_000`
+// from @Min into the schema and then leaves the whole property out of the document.
+const MIN_CREDIT_CHANGE = -1_000_000_000;
+const MAX_CREDIT_CHANGE = 1_000_000_000;
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -34,10 +40,11 @@ export class CreateTokenDto {
 
 export class GrantCreditsDto {
   /** Credits to add; a negative amount corrects a balance but never takes it below 0. @example 500 */
+  @ApiInteger()
   @IsInt()
   @NotEquals(0)
-  @Min(-1_000_000_000)
-  @Max(1_000_000_000)
+  @Min(MIN_CREDIT_CHANGE)
+  @Max(MAX_CREDIT_CHANGE)
   amount!: number;
 }
 
@@ -47,6 +54,7 @@ export class UserDto {
   name!: string;
   is_admin!: boolean;
   /** Current credit balance. */
+  @ApiInteger()
   credits!: number;
 }
 
@@ -66,27 +74,35 @@ export class WebhookSecretDto {
 
 export class BalanceDto {
   user_id!: string;
+  @ApiInteger()
   balance!: number;
 }
 
 export class LedgerEntryDto {
+  @ApiInteger()
   id!: number;
   /** @example grant */
   @ApiProperty({ enum: LEDGER_KINDS })
   kind!: LedgerKind;
   /** Signed: positive adds credits, negative takes them. */
+  @ApiInteger()
   amount!: number;
   /** The balance right after this movement. */
+  @ApiInteger()
   balance_after!: number;
   task_id?: string;
   created_at!: string;
 }
 
 export class LedgerPageDto {
+  @ApiInteger()
   total!: number;
   entries!: LedgerEntryDto[];
+  @ApiInteger()
   page!: number;
+  @ApiInteger()
   limit!: number;
+  @ApiInteger()
   totalPages!: number;
 }
 

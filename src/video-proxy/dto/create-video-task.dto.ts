@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { IsHttpUrl, NotNullable } from '../../common/validation/validators';
 import { MAX_DURATION_ANY_MODEL, VIDEO_MODELS, VideoModel } from '../video-models';
 import { IsImageReference, IsJsonString, MaxCodePoints } from './video-validators';
@@ -45,7 +46,7 @@ export class CreateVideoTaskDto {
   callback_url?: string;
 
   /** Seconds: videoq3-pro 1-16, videoq2-pro-fast 1-10, videoq2-pro and videoq2-turbo 1-8, other models 1-16. */
-  @ApiProperty({ required: false, minimum: 1, maximum: MAX_DURATION_ANY_MODEL, format: 'int32' })
+  @ApiInteger({ minimum: 1, maximum: MAX_DURATION_ANY_MODEL, format: 'int32' })
   @NotNullable()
   @IsInt()
   @Min(1)
@@ -100,7 +101,7 @@ export class CreateVideoTaskDto {
   @MaxCodePoints(MAX_PAYLOAD_CODE_POINTS)
   payload?: string;
 
-  @ApiProperty({ required: false, format: 'int32' })
+  @ApiInteger({ format: 'int32' })
   @NotNullable()
   @IsInt()
   @Min(INT32_MIN)
@@ -121,7 +122,7 @@ export class CreateVideoTaskDto {
   resolution?: (typeof RESOLUTIONS)[number];
 
   /** Random when omitted. */
-  @ApiProperty({ required: false, format: 'int32' })
+  @ApiInteger({ format: 'int32' })
   @NotNullable()
   @IsInt()
   @Min(INT32_MIN)
@@ -145,7 +146,7 @@ export class CreateVideoTaskDto {
   watermark?: boolean;
 
   /** 1 top left, 2 top right, 3 bottom right (default), 4 bottom left. */
-  @ApiProperty({ required: false, minimum: 1, maximum: 4, format: 'int32' })
+  @ApiInteger({ minimum: 1, maximum: 4, format: 'int32' })
   @NotNullable()
   @IsInt()
   @Min(1)

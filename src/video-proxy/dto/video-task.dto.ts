@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { MOVEMENT_AMPLITUDES, VIDEO_STYLES } from './create-video-task.dto';
 import { VIDEO_TASK_STATES, VideoTaskState } from '../entities/video-task.entity';
@@ -12,14 +13,14 @@ export class VideoTaskReplyDto {
   state!: VideoTaskState;
 
   /** Credits charged for the task. */
-  @ApiProperty({ format: 'int32' })
+  @ApiInteger({ format: 'int32' })
   credits!: number;
 
   aspect_ratio?: string;
   /** Whether background music was added. */
   bgm?: boolean;
   created_at?: string;
-  @ApiProperty({ required: false, format: 'int32' })
+  @ApiInteger({ format: 'int32' })
   duration?: number;
   images?: string[];
   model?: string;
@@ -31,7 +32,7 @@ export class VideoTaskReplyDto {
   payload?: string;
   prompt?: string;
   resolution?: string;
-  @ApiProperty({ required: false, format: 'int32' })
+  @ApiInteger({ format: 'int32' })
   seed?: number;
   @ApiProperty({ enum: VIDEO_STYLES, required: false })
   style?: (typeof VIDEO_STYLES)[number];
@@ -60,9 +61,13 @@ export class VideoTaskDto extends VideoTaskReplyDto {
 export class VideoTaskListQueryDto extends PageQueryDto {}
 
 export class VideoTaskListDto {
+  @ApiInteger()
   total!: number;
   tasks!: VideoTaskDto[];
+  @ApiInteger()
   page!: number;
+  @ApiInteger()
   limit!: number;
+  @ApiInteger()
   totalPages!: number;
 }
