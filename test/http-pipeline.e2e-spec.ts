@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Server } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { join } from 'node:path';
+import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser } from './support/test-app';
 
 /** The contract's error body, checked field by field. */
@@ -160,10 +161,13 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     await t.http.get(`/users/me?access_token=${user.token}`).expect(401);
   });
 
-  it('health and readiness answer', async () => {
-    expect((await t.http.get('/health').expect(200)).body.status).toBe('ok');
+  it('health and readiness answer, as the document describes them (never null)', async () => {
+    const live = await t.http.get('/health').expect(200);
+    expect(live.body).toEqual({ status: 'ok', info: expect.any(Object), error: {}, details: expect.any(Object) });
+    expectNoNulls(live.body);
     const ready = await t.http.get('/health/ready').expect(200);
     expect(ready.body.details.database.status).toBe('up');
+    expectNoNulls(ready.body);
   });
 
   it('serves Swagger UI at /docs, with request ids', async () => {
@@ -216,7 +220,26 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
         (p) => 'name' in p && p.name === 'star',
       ) as unknown as { required: boolean; schema: Record<string, unknown> };
       expect(star.required).toBe(true);
-      expect(star.schema).toMatchObject({ minimum: 1, maximum: 5 });
+      expect(star.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 5 });
+    });
+
+    /** The JSON paths of the document's schemas for which `match` holds. */
+    const schemaPaths = (match: (schema: Record<string, unknown>) => boolean, value: unknown = doc, path = ''): string[] => {
+      if (typeof value !== 'object' || value === null) return [];
+      const here = match(value as Record<string, unknown>) ? [path] : [];
+      return [...here, ...Object.entries(value).flatMap(([key, item]) => schemaPaths(match, item, `${path}/${key}`))];
+    };
+
+    it('types every integer as integer: the only numbers left are ratings', () => {
+      expect(schemaPaths((schema) => schema.type === 'number')).toEqual([
+        '/components/schemas/NodeDto/properties/rating',
+        '/components/schemas/UpdateNodeDto/properties/rating',
+      ]);
+    });
+
+    it('marks no reply field nullable: only merge-patch request bodies take null', () => {
+      const nullable = schemaPaths((schema) => schema.nullable === true).map((path) => path.replace(/\/properties\/[^/]+$/, ''));
+      expect([...new Set(nullable)]).toEqual(['/components/schemas/CreateNodeDto', '/components/schemas/UpdateNodeDto', '/components/schemas/UpdateNodeVersionDto']);
     });
   });
 });
