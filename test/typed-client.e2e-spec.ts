@@ -16,14 +16,22 @@ const GENERATED = join(CLIENT, 'generated');
 
 /** Runs a package's script synchronously (code generation and the compiler talk to no server). */
 function runTool(script: string, args: string[]): string {
-  return execFileSync(process.execPath, [join(ROOT, 'node_modules', script), ...args], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    return execFileSync(process.execPath, [join(ROOT, 'node_modules', script), ...args], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    // tsc reports type errors on stdout, which the thrown error's message leaves out.
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${script} failed:\n${stdout}${stderr}`);
+  }
 }
 
 /**
  * Proof that the published document serves real clients: TypeScript types
  * are generated from the running app's /docs-json (openapi-typescript), the
  * client in test/client drives all four operations with openapi-fetch, and it
- * compiles under `tsc --strict` (including checks that wrong calls do not).
+ * compiles under `tsc --strict` (including checks that wrong calls do not, and
+ * that the Node, NodeVersion and Publisher replies fit the frontend's types
+ * of the public registry, where no field is nullable).
  */
 describe('A generated TypeScript client (openapi-typescript + openapi-fetch)', () => {
   let t: TestApp;

@@ -3,14 +3,30 @@
  * /docs-json by openapi-typescript (into ./generated, by
  * test/typed-client.e2e-spec.ts), requests made with openapi-fetch, compiled
  * with `tsc --strict`. It drives the four operations of the interface and
- * prints what it saw as one JSON line.
+ * prints what it saw as one JSON line. It also checks, at compile time, that
+ * the replies fit the frontend's types of the public registry
+ * (./public-registry-types.ts).
  *
  * Usage: node typed-client.js <baseUrl> <token> <publisherId> <nodeId> <version>
  */
 import createClient from 'openapi-fetch';
 import type { components, paths } from './generated/schema';
+import type { PublicNode, PublicNodeVersion, PublicPublisher, PublicPublisherMember } from './public-registry-types';
 
-type NodeDto = components['schemas']['NodeDto'];
+type Schemas = components['schemas'];
+
+/**
+ * Compiles only when every value of the reply type fits the frontend's type:
+ * a reply field typed `T | null`, or of another type than the public
+ * registry's, fails here.
+ */
+type Fits<Reply extends Frontend, Frontend> = [Reply, Frontend];
+export type RepliesFitThePublicRegistry = [
+  Fits<Schemas['NodeDto'], PublicNode>,
+  Fits<Schemas['NodeVersionDto'], PublicNodeVersion>,
+  Fits<Schemas['PublisherDto'], PublicPublisher>,
+  Fits<Schemas['PublisherMemberDto'], PublicPublisherMember>,
+];
 
 async function main(): Promise<void> {
   const [baseUrl, token, publisherId, nodeId, version] = process.argv.slice(2);
@@ -20,7 +36,8 @@ async function main(): Promise<void> {
     params: { path: { publisherId, nodeId } },
     body: { description: 'updated by a generated client', tags: ['typed'] },
   });
-  const node: NodeDto | undefined = updated.data;
+  // Held as the frontend holds it, in the public registry's type.
+  const node: PublicNode | undefined = updated.data;
 
   const changed = await client.PUT('/publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}', {
     params: { path: { publisherId, nodeId, versionId: version } },
