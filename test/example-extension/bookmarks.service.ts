@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { Principal } from '../../src/auth/principal';
+import { omitAbsent } from '../../src/common/replies/omit-absent';
 import { TransactionRunner } from '../../src/database/transaction-runner';
 import { NodesService } from '../../src/nodes/nodes.service';
 import { BookmarkDto, BookmarkInputDto } from './dto/bookmark.dto';
@@ -7,7 +8,7 @@ import { BookmarkEntity } from './entities/bookmark.entity';
 import { BookmarksRepository } from './bookmarks.repository';
 
 function toBookmarkDto(bookmark: BookmarkEntity): BookmarkDto {
-  return { node_id: bookmark.nodeId, note: bookmark.note, created_at: bookmark.createdAt.toISOString() };
+  return omitAbsent({ node_id: bookmark.nodeId, note: bookmark.note, created_at: bookmark.createdAt.toISOString() });
 }
 
 /** The rules: only visible nodes can be bookmarked; bookmarking again only updates the note. */

@@ -13,7 +13,8 @@ export class BookmarkDto {
   /** The node's id, as the registry spells it. */
   node_id!: string;
 
-  note!: string | null;
+  /** Absent when the bookmark has no note. */
+  note?: string;
 
   /** When the node was first bookmarked (ISO 8601). */
   created_at!: string;
