@@ -202,6 +202,7 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
     const doc = (await t.http.get('/docs-json').expect(200)).body as OpenAPIObject;
     const operation = doc.paths['/archives/{sha256}.zip']?.get;
     expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '206', '304', '404', '416']);
+    expect(operation?.responses['416']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponseDto' } } } });
     expect(operation?.responses['200']).toMatchObject({ content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } });
   });
 });
@@ -344,7 +345,7 @@ describe('Archives: uploads through a raw-body route (ArchivesService.receive)',
     await upload(zip, 'application/zip', '/test-uploads/a/b').expect(415);
   });
 
-  it('downloadUrl: the origin given, or PUBLIC_BASE_URL when set', () => {
+  it('downloadUrl: the origin given when PUBLIC_BASE_URL is unset', () => {
     const hash = sha256(zip);
     expect(t.app.get(ArchivesService).downloadUrl(hash, 'http://127.0.0.1:3000')).toBe(`http://127.0.0.1:3000/archives/${hash}.zip`);
   });

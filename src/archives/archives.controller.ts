@@ -1,6 +1,7 @@
 import { Controller, Get, HttpException, HttpStatus, Logger, NotFoundException, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { pipeline } from 'node:stream';
+import { ErrorResponseDto } from '../common/errors/error-response.dto';
 import { HttpReply, HttpRequest, nodeResponse, takeOverResponse } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { planDownload } from './archive-download';
@@ -41,6 +42,7 @@ export class ArchivesController {
   @ApiResponse({
     status: 416,
     description: 'No requested range is within the archive; `Content-Range: bytes */size` gives its size',
+    type: ErrorResponseDto,
     headers: { 'Content-Range': { description: '`bytes */size`', schema: { type: 'string' } } },
   })
   @ApiErrors(404)
