@@ -11,9 +11,6 @@ import { archivesConfig, ArchivesConfig } from './archives.config';
 /** application/zip, and the names some clients send for it; the zip signature is the real check. */
 const ARCHIVE_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/octet-stream'];
 
-/** The path archives are downloaded from. */
-export const archivePath = (sha256: string) => `/archives/${sha256}.zip`;
-
 @Injectable()
 export class ArchivesService {
   constructor(
@@ -53,7 +50,7 @@ export class ArchivesService {
   /** `{PUBLIC_BASE_URL or origin}/archives/{sha256}.zip`; `origin` is the request's own, e.g. `http://127.0.0.1:3000`. */
   downloadUrl(sha256: string, origin: string): string {
     if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256: ${JSON.stringify(sha256.slice(0, 80))}`);
-    return `${(this.app.PUBLIC_BASE_URL ?? origin).replace(/\/+$/, '')}${archivePath(sha256)}`;
+    return `${(this.app.PUBLIC_BASE_URL ?? origin).replace(/\/+$/, '')}/archives/${sha256}.zip`;
   }
 
   /** The stored archive named `sha256`, or null (also for a name that is not a sha256, which is never looked up). */

@@ -52,6 +52,16 @@ async function copyZip(body: Readable, file: FileHandle, maxBytes: number): Prom
   return { sha256: hash.digest('hex'), size };
 }
 
+/** The operation's result, or undefined when the file or directory does not exist. */
+async function unlessMissing<T>(operation: Promise<T>): Promise<T | undefined> {
+  try {
+    return await operation;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
 /** Makes a rename or a new entry in `path` durable (POSIX: fsync the directory itself). */
 async function syncDirectory(path: string): Promise<void> {
   const directory = await open(path, 'r');
@@ -84,15 +94,12 @@ export class FilesystemArchiveStorage extends ArchiveStorage implements OnModule
 
   /** Removes temp files a crashed process left behind. */
   async onModuleInit(): Promise<void> {
-    const names = await readdir(this.tempDir).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return [];
-      throw error;
-    });
     const staleBefore = Date.now() - STALE_TEMP_MS;
-    for (const name of names) {
+    for (const name of (await unlessMissing(readdir(this.tempDir))) ?? []) {
       const path = join(this.tempDir, name);
-      const { mtimeMs } = await stat(path);
-      if (mtimeMs < staleBefore) await rm(path, { force: true });
+      // Gone meanwhile: renamed into place, or removed by another instance starting too.
+      const modified = (await unlessMissing(stat(path)))?.mtimeMs;
+      if (modified !== undefined && modified < staleBefore) await rm(path, { force: true });
     }
   }
 
@@ -118,13 +125,8 @@ export class FilesystemArchiveStorage extends ArchiveStorage implements OnModule
   }
 
   async stat(sha256: string): Promise<{ size: number } | null> {
-    try {
-      const { size } = await stat(this.pathOf(sha256));
-      return { size };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    const found = await unlessMissing(stat(this.pathOf(sha256)));
+    return found ? { size: found.size } : null;
   }
 
   read(sha256: string, range?: { start: number; end: number }): Readable {
