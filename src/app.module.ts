@@ -1,4 +1,5 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
+import { ArchivesModule } from './archives/archives.module';
 import { AuthModule } from './auth/auth.module';
 import { CoreModule } from './common/core.module';
 import { ConfigModule } from './config/config.module';
@@ -34,6 +35,7 @@ export class AppModule {
         PublishersModule,
         NodesModule,
         ReviewsModule,
+        ArchivesModule,
         VideoProxyModule,
         ...extensions.map((extension) => extension.module),
       ],

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { BodySizeLimits } from './http/body-size-limits';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
+import { RawBodyRoutes } from './http/raw-body-routes';
 import { RateLimitModule } from './http/rate-limit.module';
 import { RejectUndecodablePathMiddleware } from './http/undecodable-path';
 import { LoggingModule } from './logging/logging.module';
@@ -20,8 +21,9 @@ import { StrictValidationPipe } from './validation/validation.pipe';
     { provide: APP_FILTER, useClass: HttpErrorFilter },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
     BodySizeLimits,
+    RawBodyRoutes,
   ],
-  exports: [BodySizeLimits],
+  exports: [BodySizeLimits, RawBodyRoutes],
 })
 export class CoreModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

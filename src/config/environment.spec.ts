@@ -14,6 +14,7 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => validateEnvironment({ HTTP_ADAPTER: 'koa' })).toThrow(/HTTP_ADAPTER/);
     expect(() => validateEnvironment({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+    expect(() => validateEnvironment({ PUBLIC_BASE_URL: 'ftp://registry.example.com' })).toThrow(/PUBLIC_BASE_URL/);
   });
 
   it('treats empty variables as unset', () => {

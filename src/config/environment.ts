@@ -1,5 +1,5 @@
 import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 import { DatabaseTarget, parseDatabaseUrl } from '../database/database-url';
 
 /** The HTTP layer under Nest: Express (the default) or Fastify (opt-in, for throughput). */
@@ -88,6 +88,15 @@ export class Environment {
     message: 'CORS_ORIGINS must be * or a comma-separated list of http(s) origins',
   })
   CORS_ORIGINS?: string;
+
+  /**
+   * This service's public address (it may end in a path prefix). Shared: the
+   * video proxy hands the upstream {PUBLIC_BASE_URL}/proxy/video/callbacks/upstream,
+   * and archive download URLs start with it.
+   */
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
+  PUBLIC_BASE_URL?: string;
 
   /** Longest time a client may take to send a whole request. */
   @IsOptional()

@@ -42,14 +42,6 @@ export class VideoEnvironment {
   @Max(100)
   VIDEO_OFF_PEAK_PERCENT = 50;
 
-  /**
-   * This service's public address. When set, the upstream is handed
-   * {PUBLIC_BASE_URL}/proxy/video/callbacks/upstream to report task changes.
-   */
-  @IsOptional()
-  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
-  PUBLIC_BASE_URL?: string;
-
   /** `true` lets client callbacks go to loopback and private addresses (for development and tests). */
   @IsOptional()
   @IsIn(['true', 'false'])

@@ -1,5 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp, CreateAppOptions } from '../../src/app.factory';
@@ -21,26 +24,37 @@ export function unique(prefix: string): string {
 /**
  * The real application (same factory, modules, pipeline and migrations as
  * production) on SQLite in memory, or on TEST_DATABASE_URL when it is set.
+ * Archives go to a temporary STORAGE_DIR of its own, removed on close(),
+ * unless `env` names one.
  */
 export class TestApp {
   private constructor(
     readonly app: INestApplication,
-    private readonly restoreEnvironment: () => void,
+    /** Where this app's archives are stored. */
+    readonly storageDir: string,
+    private readonly cleanUp: () => Promise<void>,
   ) {}
 
   /** `env` is in force until close(): a later app in the same file does not inherit it. */
   static async start(env: Record<string, string> = {}, options: CreateAppOptions = {}): Promise<TestApp> {
+    const ownStorageDir = env.STORAGE_DIR === undefined ? await mkdtemp(join(tmpdir(), 'test-archives-')) : undefined;
+    const storageDir = ownStorageDir ?? env.STORAGE_DIR;
     const restoreEnvironment = setEnvironment({
       DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'sqlite::memory:',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       // Suites fire many requests from one IP; the rate-limit suite turns this on for itself.
       THROTTLE_LIMIT: '0',
+      STORAGE_DIR: storageDir,
       ...env,
     });
-    try {
-      return new TestApp(await createApp(options), restoreEnvironment);
-    } catch (error) {
+    const cleanUp = async () => {
       restoreEnvironment();
+      if (ownStorageDir) await rm(ownStorageDir, { recursive: true, force: true });
+    };
+    try {
+      return new TestApp(await createApp(options), storageDir, cleanUp);
+    } catch (error) {
+      await cleanUp();
       throw error;
     }
   }
@@ -69,7 +83,7 @@ export class TestApp {
     try {
       await this.app.close();
     } finally {
-      this.restoreEnvironment();
+      await this.cleanUp();
     }
   }
 }

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 
 export const DEFAULT_BODY_LIMIT = '1mb';
 
-/** Express routes ignoring case and a trailing slash; limits must match the same way. */
-function normalise(path: string): string {
+/** Express routes ignoring case and a trailing slash; anything keyed by path must match the same way. */
+export function normalisePath(path: string): string {
   return path.toLowerCase().replace(/\/+$/, '') || '/';
 }
 
@@ -17,10 +17,10 @@ export class BodySizeLimits {
   private readonly byPath = new Map<string, string>();
 
   allow(path: string, limit: string): void {
-    this.byPath.set(normalise(path), limit);
+    this.byPath.set(normalisePath(path), limit);
   }
 
   limitFor(path: string): string {
-    return this.byPath.get(normalise(path)) ?? DEFAULT_BODY_LIMIT;
+    return this.byPath.get(normalisePath(path)) ?? DEFAULT_BODY_LIMIT;
   }
 }

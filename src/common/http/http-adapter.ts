@@ -54,7 +54,8 @@ export async function createHttpAdapter(kind: HttpAdapterKind): Promise<Abstract
   // rules as on Express; Fastify's own parsers would apply different ones. So
   // to Fastify no method has a body: that skips its content-type stage, whose
   // AsyncResource.bind costs about 5% of a write's CPU on Node 20, and the
-  // middleware's result becomes the request's body before validation.
+  // middleware's result becomes the request's body before validation. It also
+  // leaves the stream of a raw-body route (RawBodyRoutes) unread for its handler.
   const fastify = adapter.getInstance();
   for (const method of BODY_METHODS) {
     fastify.addHttpMethod(method, { hasBody: false });

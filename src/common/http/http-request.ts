@@ -25,3 +25,21 @@ export function nodeRequest(req: IncomingMessage | { raw: IncomingMessage }): In
 export function nodeResponse(res: ServerResponse | { raw: ServerResponse }): ServerResponse {
   return 'raw' in res ? res.raw : res;
 }
+
+/** A reply on either adapter: Express's is Node's response; Fastify's wraps it and can be told to stand aside. */
+export type HttpReply = ServerResponse | { raw: ServerResponse; hijack(): unknown };
+
+/**
+ * Node's own response, for a handler that writes its reply itself (streaming
+ * a file). On Fastify the reply is hijacked, so Fastify sends nothing of its
+ * own and does not complain that the handler returned nothing. What the
+ * pipeline already put on the response (X-Request-Id, security headers, the
+ * request log's listener) is on Node's response, so it still applies.
+ */
+export function takeOverResponse(res: HttpReply): ServerResponse {
+  if ('raw' in res) {
+    res.hijack();
+    return res.raw;
+  }
+  return res;
+}

@@ -10,6 +10,7 @@ import { json } from 'body-parser';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import typeIs from 'type-is';
 import { BodySizeLimits } from './body-size-limits';
+import { RawBodyRoutes } from './raw-body-routes';
 
 interface BodyParserError {
   type?: string;
@@ -47,13 +48,17 @@ function hasBody(req: IncomingMessage): boolean {
  * parser) so malformed, oversized and non-JSON bodies reach the global
  * exception filter and get the contract's error body, with the same rules and
  * messages on both HTTP adapters (Fastify hands the parsed body on, see
- * http-adapter.ts). The size limit is the route's own (see BodySizeLimits).
+ * http-adapter.ts). The size limit is the route's own (see BodySizeLimits);
+ * routes declared in RawBodyRoutes get their body untouched.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
   private readonly parsers = new Map<string, ReturnType<typeof json>>();
 
-  constructor(private readonly limits: BodySizeLimits) {}
+  constructor(
+    private readonly limits: BodySizeLimits,
+    private readonly rawRoutes: RawBodyRoutes,
+  ) {}
 
   async use(req: MiddlewareRequest, res: ServerResponse, next: () => void): Promise<void> {
     // Most requests (every GET) have no body: nothing to parse, so the parser is not called.
@@ -61,10 +66,15 @@ export class JsonBodyMiddleware implements NestMiddleware {
       next();
       return;
     }
+    const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
+    if (this.rawRoutes.isRaw(req.method, path)) {
+      next();
+      return;
+    }
     if (!typeIs(req, JSON_TYPES)) {
       throw new UnsupportedMediaTypeException('request body must be application/json');
     }
-    const limit = this.limits.limitFor((req.originalUrl ?? req.url ?? '').split('?')[0]);
+    const limit = this.limits.limitFor(path);
     await new Promise<void>((resolve, reject) => {
       void this.parserFor(limit)(req, res, (error?: unknown) =>
         error ? reject(toHttpException(error, limit)) : resolve(),

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { UpstreamTarget } from '../upstream/upstream-target';
-import { videoConfig, VideoConfig } from '../video.config';
 
 export const UPSTREAM_CALLBACK_PATH = '/proxy/video/callbacks/upstream';
 
@@ -12,13 +11,12 @@ export const UPSTREAM_CALLBACK_PATH = '/proxy/video/callbacks/upstream';
 @Injectable()
 export class UpstreamCallbackUrl {
   constructor(
-    @Inject(videoConfig.KEY) private readonly video: VideoConfig,
     @Inject(appConfig.KEY) private readonly app: AppConfig,
     private readonly target: UpstreamTarget,
   ) {}
 
   get url(): string | undefined {
-    if (this.video.PUBLIC_BASE_URL) return `${this.video.PUBLIC_BASE_URL.replace(/\/+$/, '')}${UPSTREAM_CALLBACK_PATH}`;
+    if (this.app.PUBLIC_BASE_URL) return `${this.app.PUBLIC_BASE_URL.replace(/\/+$/, '')}${UPSTREAM_CALLBACK_PATH}`;
     if (this.target.mode === 'sandbox') return `http://127.0.0.1:${this.app.PORT}${UPSTREAM_CALLBACK_PATH}`;
     return undefined;
   }

@@ -1,0 +1,60 @@
+import { IncomingHttpHeaders } from 'node:http';
+import rangeParser from 'range-parser';
+
+/** Archives are content-addressed: the bytes behind a name never change. */
+export const ARCHIVE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** What a download answers, decided from the archive and the request's headers alone. */
+export type DownloadReply =
+  | { status: 200 | 304 | 416; headers: Record<string, string> }
+  | { status: 206; headers: Record<string, string>; range: ByteRange };
+
+/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/"x"` matches `"x"`; `*` matches any archive. */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** The one range to send, 'unsatisfiable', or undefined for the whole archive. */
+function requestedRange(size: number, headers: IncomingHttpHeaders, etag: string): ByteRange | 'unsatisfiable' | undefined {
+  if (headers.range === undefined) return undefined;
+  // If-Range: the range only applies to the copy the client holds (strong comparison; a date never
+  // matches, since no Last-Modified is sent); for any other, the whole archive.
+  const ifRange = headers['if-range'];
+  if (ifRange !== undefined && String(ifRange).trim() !== etag) return undefined;
+  const ranges = rangeParser(size, headers.range, { combine: true });
+  if (ranges === -1) return 'unsatisfiable';
+  // A malformed Range, or one in another unit, is ignored (RFC 9110 §14.2).
+  if (ranges === -2 || ranges.type !== 'bytes') return undefined;
+  // Several ranges (after merging overlapping and adjacent ones): the whole archive with 200, which
+  // RFC 9110 allows; package managers ask for one range to resume, none for multipart/byteranges.
+  if (ranges.length !== 1) return undefined;
+  return ranges[0];
+}
+
+/**
+ * The reply to GET or HEAD of an archive: 304 when the client's copy is
+ * current, else 206 for a single satisfiable range (GET only: Range is
+ * defined for GET alone), 416 for an unsatisfiable one, else 200. If-None-Match
+ * is evaluated before Range, as RFC 9110 §13.2.2 orders preconditions.
+ */
+export function planDownload(archive: { sha256: string; size: number }, method: string, headers: IncomingHttpHeaders): DownloadReply {
+  const etag = `"${archive.sha256}"`;
+  const validators = { ETag: etag, 'Cache-Control': ARCHIVE_CACHE_CONTROL };
+  if (noneMatch(headers['if-none-match'], etag)) return { status: 304, headers: validators };
+  const whole = { ...validators, 'Content-Type': 'application/zip', 'Accept-Ranges': 'bytes', 'Content-Length': String(archive.size) };
+  const range = method === 'GET' ? requestedRange(archive.size, headers, etag) : undefined;
+  if (range === undefined) return { status: 200, headers: whole };
+  if (range === 'unsatisfiable') return { status: 416, headers: { 'Content-Range': `bytes */${archive.size}` } };
+  return {
+    status: 206,
+    headers: { ...whole, 'Content-Length': String(range.end - range.start + 1), 'Content-Range': `bytes ${range.start}-${range.end}/${archive.size}` },
+    range,
+  };
+}

@@ -1,0 +1,37 @@
+import { Readable } from 'node:stream';
+
+export interface StoredArchive {
+  sha256: string;
+  size: number;
+}
+
+/** An archive's name: its sha256, hex, lowercase. */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export class ArchiveTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the archive is larger than ${maxBytes} bytes`);
+  }
+}
+
+export class NotAZipError extends Error {}
+
+/** Content-addressed archive store. The filesystem store is the default; a cloud object store could implement this later. */
+export abstract class ArchiveStorage {
+  /**
+   * Streams `body` into the store under its sha256 (hex, lowercase). Rejects
+   * with ArchiveTooLargeError past maxBytes and NotAZipError when the first
+   * bytes are not a zip local-file or empty-archive signature; on any failure
+   * nothing is left behind (no temp file, no partial file). Writing an
+   * archive already stored is a no-op that still resolves. `body` is read but
+   * never destroyed: after a failure the caller decides what happens to the
+   * rest of it.
+   */
+  abstract save(body: Readable, maxBytes: number): Promise<StoredArchive>;
+
+  /** Size of a stored archive, or null when absent. */
+  abstract stat(sha256: string): Promise<{ size: number } | null>;
+
+  /** The bytes of a stored archive, or of the inclusive range [start, end]. */
+  abstract read(sha256: string, range?: { start: number; end: number }): Readable;
+}

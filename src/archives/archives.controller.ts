@@ -1,0 +1,72 @@
+import { Controller, Get, HttpException, HttpStatus, Logger, NotFoundException, Param, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { pipeline } from 'node:stream';
+import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { HttpReply, HttpRequest, nodeResponse, takeOverResponse } from '../common/http/http-request';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { planDownload } from './archive-download';
+import { ArchivesService } from './archives.service';
+
+const ZIP_BODY = { 'application/zip': { schema: { type: 'string', format: 'binary' } } };
+const HEADERS = {
+  ETag: { description: 'The archive’s sha256, quoted (a strong tag)', schema: { type: 'string' } },
+  'Cache-Control': { description: '`public, max-age=31536000, immutable`: the bytes behind a name never change', schema: { type: 'string' } },
+  'Accept-Ranges': { description: '`bytes`', schema: { type: 'string' } },
+};
+
+@ApiTags('archives')
+@Controller('archives')
+export class ArchivesController {
+  private readonly logger = new Logger('ArchivesController');
+
+  constructor(private readonly archives: ArchivesService) {}
+
+  @Get(':sha256.zip')
+  @ApiOperation({
+    summary: 'Download a node version’s archive',
+    description:
+      'The zip stored under its sha256 (the `downloadUrl` of a node version). HEAD answers the same headers without ' +
+      'the body. `If-None-Match` (weak comparison, lists and `*`) answers 304. A single `Range: bytes=a-b` answers 206 ' +
+      'with `Content-Range` (honoured only when an `If-Range` names this ETag, if one is sent); several ranges get ' +
+      'the whole archive with 200.',
+  })
+  @ApiParam({ name: 'sha256', description: 'The archive’s sha256: 64 lowercase hex digits', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } })
+  @ApiResponse({ status: 200, description: 'The whole archive', content: ZIP_BODY, headers: HEADERS })
+  @ApiResponse({
+    status: 206,
+    description: 'The requested byte range',
+    content: ZIP_BODY,
+    headers: { ...HEADERS, 'Content-Range': { description: '`bytes a-b/size`', schema: { type: 'string' } } },
+  })
+  @ApiResponse({ status: 304, description: 'The client’s copy (If-None-Match) is current; no body' })
+  @ApiResponse({
+    status: 416,
+    description: 'No requested range is within the archive; `Content-Range: bytes */size` gives its size',
+    type: ErrorResponseDto,
+    headers: { 'Content-Range': { description: '`bytes */size`', schema: { type: 'string' } } },
+  })
+  @ApiErrors(404)
+  async download(@Param('sha256') sha256: string, @Req() req: HttpRequest, @Res() res: HttpReply): Promise<void> {
+    const archive = await this.archives.find(sha256);
+    if (!archive) throw new NotFoundException('archive not found');
+    const reply = planDownload(archive, req.method, req.headers);
+    if (reply.status === 416) {
+      nodeResponse(res).setHeader('Content-Range', reply.headers['Content-Range']);
+      throw new HttpException(`range not satisfiable: the archive is ${archive.size} bytes`, HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE);
+    }
+    const response = takeOverResponse(res);
+    response.writeHead(reply.status, reply.headers);
+    if (reply.status === 304 || req.method === 'HEAD') {
+      response.end();
+      return;
+    }
+    // pipeline, not pipe: when the client goes away mid-download the file stream is destroyed too,
+    // which closes its descriptor at once.
+    pipeline(this.archives.read(archive.sha256, reply.status === 206 ? reply.range : undefined), response, (error) => {
+      // A client that disconnects is no fault (the request log records the abort); a failed read is.
+      if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        this.logger.error({ err: error, sha256 }, 'archive download failed mid-stream');
+      }
+    });
+  }
+}

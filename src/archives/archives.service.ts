@@ -1,0 +1,75 @@
+import { BadRequestException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
+import { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import typeIs from 'type-is';
+import { nodeRequest } from '../common/http/http-request';
+import { appConfig, AppConfig } from '../config/config.module';
+import { ByteRange } from './archive-download';
+import { ArchiveStorage, ArchiveTooLargeError, NotAZipError, SHA256_HEX, StoredArchive } from './archive-storage';
+import { archivesConfig, ArchivesConfig } from './archives.config';
+
+/** application/zip, and the names some clients send for it; the zip signature is the real check. */
+const ARCHIVE_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/octet-stream'];
+
+@Injectable()
+export class ArchivesService {
+  constructor(
+    private readonly storage: ArchiveStorage,
+    @Inject(archivesConfig.KEY) private readonly config: ArchivesConfig,
+    @Inject(appConfig.KEY) private readonly app: AppConfig,
+  ) {}
+
+  /**
+   * Reads an archive upload from a raw-body route's request (see
+   * RawBodyRoutes; Express's request or Fastify's, or Node's own). The
+   * Content-Type must name a zip and the body must be one, at most
+   * ARCHIVE_MAX_BYTES: a declared Content-Length over it is refused before
+   * anything is read, a body that grows past it as soon as it does. Every
+   * refusal is an HttpException (400, 413) and stores nothing.
+   */
+  async receive(request: IncomingMessage | { raw: IncomingMessage }): Promise<StoredArchive> {
+    const req = nodeRequest(request);
+    if (!typeIs.is(req.headers['content-type'] ?? '', ARCHIVE_TYPES)) {
+      throw new BadRequestException('request body must be application/zip');
+    }
+    const maxBytes = this.config.ARCHIVE_MAX_BYTES;
+    if (Number(req.headers['content-length'] ?? 0) > maxBytes) {
+      throw new PayloadTooLargeException(new ArchiveTooLargeError(maxBytes).message);
+    }
+    try {
+      return await this.storage.save(req, maxBytes);
+    } catch (error) {
+      // Node reads and discards a body nobody read, but not one read in part: the refused rest is
+      // drained here (bounded by REQUEST_TIMEOUT_MS), so the client gets the error reply rather
+      // than a reset connection, and the connection stays usable.
+      if (!req.complete) req.resume();
+      throw this.refusal(error, req);
+    }
+  }
+
+  /** `{PUBLIC_BASE_URL or origin}/archives/{sha256}.zip`; `origin` is the request's own, e.g. `http://127.0.0.1:3000`. */
+  downloadUrl(sha256: string, origin: string): string {
+    if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256: ${JSON.stringify(sha256.slice(0, 80))}`);
+    return `${(this.app.PUBLIC_BASE_URL ?? origin).replace(/\/+$/, '')}/archives/${sha256}.zip`;
+  }
+
+  /** The stored archive named `sha256`, or null (also for a name that is not a sha256, which is never looked up). */
+  async find(sha256: string): Promise<StoredArchive | null> {
+    if (!SHA256_HEX.test(sha256)) return null;
+    const stat = await this.storage.stat(sha256);
+    return stat && { sha256, size: stat.size };
+  }
+
+  read(sha256: string, range?: ByteRange): Readable {
+    return this.storage.read(sha256, range);
+  }
+
+  private refusal(error: unknown, req: IncomingMessage): unknown {
+    if (error instanceof ArchiveTooLargeError) return new PayloadTooLargeException(error.message);
+    if (error instanceof NotAZipError) return new BadRequestException(error.message);
+    // The client went away mid-upload: nobody reads this reply, and the request log records the abort.
+    if (req.destroyed && !req.complete) return new BadRequestException('the request body ended before it was complete');
+    // Anything else (a full disk): the filter's 500, logged with its details.
+    return error;
+  }
+}

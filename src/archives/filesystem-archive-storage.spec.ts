@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { ArchiveTooLargeError, NotAZipError } from './archive-storage';
+import { FilesystemArchiveStorage } from './filesystem-archive-storage';
+
+/** Bytes that start like a zip (the store checks only the signature; the e2e suite uses real zips). */
+const zipLike = (rest: string) => Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from(rest)]);
+const EMPTY_ZIP = Buffer.concat([Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(18)]);
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** Every file under `dir`, relative to it (directories left out). */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+/** A stream of `chunks`, one at a time, as a request body arrives. */
+const chunked = (...chunks: Buffer[]) => Readable.from(chunks, { objectMode: false });
+
+describe('FilesystemArchiveStorage', () => {
+  let root: string;
+  let storage: FilesystemArchiveStorage;
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'archive-storage-'));
+    storage = new FilesystemArchiveStorage(root);
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('streams the body into {sha[0..2]}/{sha}.zip and reports its hash and size', async () => {
+    const bytes = zipLike('hello archive');
+    const stored = await storage.save(chunked(bytes.subarray(0, 2), bytes.subarray(2, 9), bytes.subarray(9)), 1000);
+    const hash = sha256(bytes);
+    expect(stored).toEqual({ sha256: hash, size: bytes.length });
+    expect(filesUnder(root)).toEqual([join(hash.slice(0, 2), `${hash}.zip`)]);
+    expect(readFileSync(join(root, hash.slice(0, 2), `${hash}.zip`))).toEqual(bytes);
+    expect(await storage.stat(hash)).toEqual({ size: bytes.length });
+  });
+
+  it('accepts an empty zip (end-of-central-directory signature) and a body exactly at the limit', async () => {
+    expect(await storage.save(chunked(EMPTY_ZIP), EMPTY_ZIP.length)).toEqual({ sha256: sha256(EMPTY_ZIP), size: 22 });
+  });
+
+  it('saving an archive already stored is a no-op that resolves, leaving one file', async () => {
+    const bytes = zipLike('same');
+    const first = await storage.save(chunked(bytes), 1000);
+    expect(await storage.save(chunked(bytes), 1000)).toEqual(first);
+    expect(filesUnder(root)).toEqual([join(first.sha256.slice(0, 2), `${first.sha256}.zip`)]);
+  });
+
+  it('past maxBytes: ArchiveTooLargeError, no file and no temp file left, the body not destroyed', async () => {
+    const body = chunked(zipLike('x'.repeat(50)), Buffer.alloc(100), Buffer.alloc(100));
+    await expect(storage.save(body, 100)).rejects.toThrow(ArchiveTooLargeError);
+    expect(filesUnder(root)).toEqual([]);
+    // The caller (an HTTP request) still owns the rest: it must be able to reply, then drain it.
+    expect(body.destroyed).toBe(false);
+  });
+
+  it('not a zip, empty, or shorter than a signature: NotAZipError, nothing left', async () => {
+    for (const body of [chunked(Buffer.from('P'), Buffer.from('K\x05\x07 not a zip')), chunked(), chunked(Buffer.from('PK'))]) {
+      await expect(storage.save(body, 1000)).rejects.toThrow(NotAZipError);
+    }
+    await expect(storage.save(chunked(), 1000)).rejects.toThrow('the archive is empty');
+    expect(filesUnder(root)).toEqual([]);
+  });
+
+  it('a body that fails mid-way (a client aborting its upload) rejects with its error and leaves nothing', async () => {
+    let reads = 0;
+    const body = new Readable({
+      read() {
+        // The first chunk arrives; asked for more, the connection is reset (as IncomingMessage does on a client abort).
+        if (reads++ === 0) this.push(zipLike('first part'));
+        else this.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      },
+    });
+    await expect(storage.save(body, 1000)).rejects.toThrow('aborted');
+    expect(reads).toBe(2);
+    expect(filesUnder(root)).toEqual([]);
+  });
+
+  it('reads a whole archive or an inclusive byte range', async () => {
+    const bytes = zipLike('0123456789');
+    const { sha256: hash } = await storage.save(chunked(bytes), 1000);
+    expect(await text(storage.read(hash))).toBe(bytes.toString());
+    expect(await text(storage.read(hash, { start: 4, end: 7 }))).toBe('0123');
+    expect(await text(storage.read(hash, { start: 13, end: 13 }))).toBe('9');
+  });
+
+  it('stat of an absent archive is null; a name that is not a sha256 never becomes a path', async () => {
+    expect(await storage.stat('a'.repeat(64))).toBeNull();
+    await expect(storage.stat('../../etc/passwd')).rejects.toThrow('not a sha256');
+    expect(() => storage.read('A'.repeat(64))).toThrow('not a sha256');
+  });
+
+  it('at startup, removes temp files older than an hour and keeps younger ones (another instance’s upload)', async () => {
+    await mkdir(join(root, 'tmp'));
+    writeFileSync(join(root, 'tmp', 'old.part'), 'x');
+    writeFileSync(join(root, 'tmp', 'new.part'), 'x');
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    utimesSync(join(root, 'tmp', 'old.part'), twoHoursAgo, twoHoursAgo);
+    await storage.onModuleInit();
+    expect(filesUnder(root)).toEqual([join('tmp', 'new.part')]);
+    // A store that never saved anything has no temp directory yet.
+    await new FilesystemArchiveStorage(join(root, 'never-used')).onModuleInit();
+  });
+});
