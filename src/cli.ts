@@ -3,11 +3,14 @@ import { ConflictException, HttpException, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
+import { strToU8, zipSync } from 'fflate';
 import { parseArgs } from 'node:util';
 import { Principal } from './auth/principal';
+import { RequestBodiesModule } from './common/http/request-bodies.module';
 import { appConfig, AppConfig, ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { NodesModule } from './nodes/nodes.module';
+import { NodePublishingService } from './nodes/node-publishing.service';
 import { NodesService } from './nodes/nodes.service';
 import { PublishersModule } from './publishers/publishers.module';
 import { PublishersService } from './publishers/publishers.service';
@@ -17,7 +20,7 @@ import { UsersModule } from './users/users.module';
 import { UsersService } from './users/users.service';
 import { describeValidationErrors } from './common/validation/validation.pipe';
 
-@Module({ imports: [ConfigModule, DatabaseModule.forRoot(), UsersModule, PublishersModule, NodesModule] })
+@Module({ imports: [ConfigModule, DatabaseModule.forRoot(), RequestBodiesModule, UsersModule, PublishersModule, NodesModule] })
 class CliModule {}
 
 const USAGE = `usage: npm run cli -- <command>
@@ -61,11 +64,27 @@ async function ignoreConflict(work: Promise<unknown>): Promise<void> {
   }
 }
 
+/** A small but real node package: what the demo's versions install. */
+function demoArchive(version: string): Buffer {
+  // A fixed timestamp, so every run builds the same bytes (one stored file per version).
+  const mtime = new Date('2026-01-01T00:00:00Z');
+  return Buffer.from(
+    zipSync(
+      {
+        'demo-upscaler/__init__.py': [strToU8(`# Demo Upscaler ${version}\nNODE_CLASS_MAPPINGS = {}\n`), { mtime }],
+        'demo-upscaler/README.md': [strToU8(`Demo Upscaler ${version}: seeded by npm run cli -- demo.\n`), { mtime }],
+      },
+      { level: 6 },
+    ),
+  );
+}
+
 async function seedDemo(
   users: UsersService,
   credits: CreditsService,
   publishers: PublishersService,
   nodes: NodesService,
+  publishing: NodePublishingService,
   port: number,
 ) {
   const email = 'demo@example.com';
@@ -90,10 +109,12 @@ async function seedDemo(
       repository: 'https://example.com/demo/demo-upscaler',
     }),
   );
+  const base = `http://localhost:${port}`;
   for (const version of ['1.9.0', '1.10.0']) {
     await ignoreConflict(nodes.createVersion(demo, 'demo-publisher', 'demo-upscaler', { version, changelog: `Release ${version}` }));
+    // Installable at once: each version gets an archive (the same bytes on every run, so the same file).
+    await publishing.addArchive(demo, 'demo-publisher', 'demo-upscaler', version, demoArchive(version), base);
   }
-  const base = `http://localhost:${port}`;
   const auth = `-H "Authorization: Bearer ${token}"`;
   return {
     token,
@@ -105,6 +126,8 @@ async function seedDemo(
       `curl -X PUT ${base}/publishers/demo-publisher/nodes/demo-upscaler ${auth} -H "Content-Type: application/json" -d '{"description":"Upscales images 4x, now faster."}'`,
       `curl -X PUT ${base}/publishers/demo-publisher/nodes/demo-upscaler/versions/1.10.0 ${auth} -H "Content-Type: application/json" -d '{"deprecated":true}'`,
       `curl -X POST "${base}/nodes/demo-upscaler/reviews?star=5" ${auth}`,
+      `curl ${base}/nodes/demo-upscaler/install`,
+      `curl "${base}/nodes?page=1&limit=30&comfyui_version=v0.3.60&form_factor=git-linux"`,
     ],
   };
 }
@@ -149,7 +172,14 @@ async function run(argv: string[]): Promise<object> {
       }
       default: {
         const port = app.get<AppConfig>(appConfig.KEY).PORT;
-        return await seedDemo(users, app.get(CreditsService), app.get(PublishersService), app.get(NodesService), port);
+        return await seedDemo(
+          users,
+          app.get(CreditsService),
+          app.get(PublishersService),
+          app.get(NodesService),
+          app.get(NodePublishingService),
+          port,
+        );
       }
     }
   } finally {

@@ -18,12 +18,13 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'registry-cli-'));
   const sqlitePath = join(dir, 'cli.db');
   const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${sqlitePath}`;
+  const storageDir = join(dir, 'archives');
 
   /** Runs src/cli.ts the way `npm run cli` runs the built file, against the test database. */
   async function cli(...args: string[]): Promise<CliResult> {
     try {
       const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '3000' },
+        env: { ...process.env, DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, PORT: '3000' },
       });
       return { code: 0, stdout, stderr };
     } catch (error) {
@@ -79,11 +80,18 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
     const again = await cli('demo');
     expect(again.code).toBe(0);
 
-    const t = await TestApp.start({ DATABASE_URL: databaseUrl });
+    const t = await TestApp.start({ DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir });
     try {
       const auth = { Authorization: `Bearer ${seeded.token}` };
       const node = await t.http.get('/nodes/demo-upscaler').expect(200);
       expect(node.body.latest_version.version).toBe('1.10.0');
+      // Installable right after the demo: its versions were published with archives.
+      for (const [query, version] of [['', '1.10.0'], ['?version=1.9.0', '1.9.0']]) {
+        const install = await t.http.get(`/nodes/demo-upscaler/install${query}`).expect(200);
+        expect(install.body).toMatchObject({ version, downloadUrl: expect.stringMatching(/^http:\/\/localhost:3000\/archives\/[0-9a-f]{64}\.zip$/) });
+        const archive = await t.http.get(new URL(install.body.downloadUrl).pathname).responseType('blob').expect(200);
+        expect((archive.body as Buffer).subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'));
+      }
       await t.http.put('/publishers/demo-publisher/nodes/demo-upscaler').set(auth).send({ description: 'edited' }).expect(200);
       await t.http.post('/nodes/demo-upscaler/reviews?star=5').set(auth).expect(200);
     } finally {

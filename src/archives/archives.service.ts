@@ -47,10 +47,20 @@ export class ArchivesService {
     }
   }
 
+  /** The bytes of an archive already in hand (the CLI's demo), with the same checks as an upload. */
+  store(zip: Buffer): Promise<StoredArchive> {
+    return this.storage.save(Readable.from([zip]), this.config.ARCHIVE_MAX_BYTES);
+  }
+
   /** `{PUBLIC_BASE_URL or origin}/archives/{sha256}.zip`; `origin` is the request's own, e.g. `http://127.0.0.1:3000`. */
   downloadUrl(sha256: string, origin: string): string {
     if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256: ${JSON.stringify(sha256.slice(0, 80))}`);
-    return `${(this.app.PUBLIC_BASE_URL ?? origin).replace(/\/+$/, '')}/archives/${sha256}.zip`;
+    return `${this.baseUrl(origin)}/archives/${sha256}.zip`;
+  }
+
+  /** Where clients reach this service: PUBLIC_BASE_URL, or else the request's own origin; no trailing slash. */
+  baseUrl(origin: string): string {
+    return (this.app.PUBLIC_BASE_URL ?? origin).replace(/\/+$/, '');
   }
 
   /** The stored archive named `sha256`, or null (also for a name that is not a sha256, which is never looked up). */

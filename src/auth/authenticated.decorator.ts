@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { AdminGuard, BearerAuthGuard, OptionalBearerAuthGuard } from './bearer-auth.guard';
@@ -17,7 +17,8 @@ export interface AuthenticatedOptions {
 /** Guards a route with the bearer token and documents that (scheme, 401, 403) in OpenAPI, in one place. */
 export function Authenticated(options: AuthenticatedOptions = {}): MethodDecorator & ClassDecorator {
   if (options.optional) {
-    return applyDecorators(UseGuards(OptionalBearerAuthGuard), ApiBearerAuth(BEARER_SCHEME), ApiErrors(401));
+    // The empty requirement beside the bearer one tells OpenAPI clients the token may be left out.
+    return applyDecorators(UseGuards(OptionalBearerAuthGuard), ApiBearerAuth(BEARER_SCHEME), ApiSecurity({}), ApiErrors(401));
   }
   const guards = options.admin ? [BearerAuthGuard, AdminGuard] : [BearerAuthGuard];
   return applyDecorators(

@@ -1,9 +1,8 @@
 import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { HttpErrorFilter } from './errors/http-error.filter';
-import { BodySizeLimits } from './http/body-size-limits';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
-import { RawBodyRoutes } from './http/raw-body-routes';
+import { RequestBodiesModule } from './http/request-bodies.module';
 import { RateLimitModule } from './http/rate-limit.module';
 import { RejectUndecodablePathMiddleware } from './http/undecodable-path';
 import { LoggingModule } from './logging/logging.module';
@@ -16,14 +15,11 @@ import { StrictValidationPipe } from './validation/validation.pipe';
  */
 @Global()
 @Module({
-  imports: [LoggingModule, RateLimitModule],
+  imports: [LoggingModule, RateLimitModule, RequestBodiesModule],
   providers: [
     { provide: APP_FILTER, useClass: HttpErrorFilter },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
-    BodySizeLimits,
-    RawBodyRoutes,
   ],
-  exports: [BodySizeLimits, RawBodyRoutes],
 })
 export class CoreModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

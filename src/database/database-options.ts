@@ -16,7 +16,9 @@ import { VideoTaskEntity } from '../video-proxy/entities/video-task.entity';
 import { VideoTasks1763900000000 } from './migrations/1763900000000-video-tasks';
 import { TaskLifecycle1764000000000 } from './migrations/1764000000000-task-lifecycle';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
+import { InstallableNodes1764100000000 } from './migrations/1764100000000-installable-nodes';
 import { DatabaseTarget } from './database-url';
+import { SigningKeyEntity } from './signing-keys';
 
 export const ENTITIES = [
   UserEntity,
@@ -31,6 +33,7 @@ export const ENTITIES = [
   IdempotencyKeyEntity,
   CallbackDeliveryEntity,
   UpstreamNonceEntity,
+  SigningKeyEntity,
 ];
 
 /** The part of better-sqlite3's Database that connection setup needs. */
@@ -41,7 +44,12 @@ interface SqliteConnection {
 }
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
-export const MIGRATIONS = [InitialSchema1763800000000, VideoTasks1763900000000, TaskLifecycle1764000000000];
+export const MIGRATIONS = [
+  InitialSchema1763800000000,
+  VideoTasks1763900000000,
+  TaskLifecycle1764000000000,
+  InstallableNodes1764100000000,
+];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */
 export interface SchemaExtension {

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { appConfig, AppConfig } from '../config/config.module';
 import { buildDataSourceOptions, SchemaExtension } from './database-options';
+import { SigningKeys } from './signing-keys';
 import { TransactionRunner } from './transaction-runner';
 
 @Global()
@@ -22,8 +23,8 @@ export class DatabaseModule {
           }),
         }),
       ],
-      providers: [TransactionRunner],
-      exports: [TransactionRunner],
+      providers: [TransactionRunner, SigningKeys],
+      exports: [TransactionRunner, SigningKeys],
     };
   }
 }

@@ -1,7 +1,7 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Header, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { NodeDto, NodeListDto, NodeListQueryDto } from './dto/node.dto';
+import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
 import { NodesService } from './nodes.service';
 
@@ -25,10 +25,31 @@ export class NodesController {
     return this.nodes.get(nodeId);
   }
 
-  /** The node's versions, newest semantic version first (deleted versions are not shown). */
+  /** The node's versions, newest semantic version first (deleted versions are not shown unless asked for by `statuses`). */
   @Get(':nodeId/versions')
+  @ApiErrors(400, 404)
+  listVersions(@Param('nodeId') nodeId: string, @Query() query: NodeVersionListQueryDto): Promise<NodeVersionDto[]> {
+    return this.nodes.listVersions(nodeId, query.statuses);
+  }
+
+  /** One version of a node, by its id or its semantic version (e.g. `1.2.0`). */
+  @Get(':nodeId/versions/:versionId')
   @ApiErrors(404)
-  listVersions(@Param('nodeId') nodeId: string): Promise<NodeVersionDto[]> {
-    return this.nodes.listVersions(nodeId);
+  getVersion(@Param('nodeId') nodeId: string, @Param('versionId') versionId: string): Promise<NodeVersionDto> {
+    return this.nodes.getVersion(nodeId, versionId);
+  }
+
+  /** The version to install, with its downloadUrl; counts one download. */
+  @Get(':nodeId/install')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    description:
+      'The node’s `latest_version`, or the version given by `version`, with its `downloadUrl`. 404 when the node or ' +
+      'version does not exist, is not installable (deleted, banned or pending) or has no archive. Each 200 counts ' +
+      'one download on the node (visible in `downloads` within 2 seconds). Never cached.',
+  })
+  @ApiErrors(400, 404)
+  install(@Param('nodeId') nodeId: string, @Query() query: InstallQueryDto): Promise<NodeVersionDto> {
+    return this.nodes.install(nodeId, query.version);
   }
 }

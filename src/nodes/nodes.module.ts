@@ -1,14 +1,27 @@
 import { Module } from '@nestjs/common';
+import { ArchivesModule } from '../archives/archives.module';
+import { RawBodyRoutes } from '../common/http/raw-body-routes';
 import { PublishersModule } from '../publishers/publishers.module';
+import { UsersModule } from '../users/users.module';
+import { DownloadCounter } from './download-counter';
+import { NodePublishingService } from './node-publishing.service';
 import { NodesController } from './nodes.controller';
 import { NodesRepository } from './nodes.repository';
 import { NodesService } from './nodes.service';
-import { PublisherNodesController } from './publisher-nodes.controller';
+import { ARCHIVE_UPLOAD_ROUTE, PublisherNodesController } from './publisher-nodes.controller';
+import { UPLOAD_ROUTE, UploadUrls } from './upload-urls';
+import { UploadsController } from './uploads.controller';
 
 @Module({
-  imports: [PublishersModule],
-  controllers: [NodesController, PublisherNodesController],
-  providers: [NodesService, NodesRepository],
+  imports: [PublishersModule, UsersModule, ArchivesModule],
+  controllers: [NodesController, PublisherNodesController, UploadsController],
+  providers: [NodesService, NodesRepository, DownloadCounter, NodePublishingService, UploadUrls],
   exports: [NodesService],
 })
-export class NodesModule {}
+export class NodesModule {
+  constructor(rawBodyRoutes: RawBodyRoutes) {
+    // Archive uploads: their handlers stream the zip to storage themselves.
+    rawBodyRoutes.allow('PUT', `/${UPLOAD_ROUTE}`);
+    rawBodyRoutes.allow('PUT', ARCHIVE_UPLOAD_ROUTE);
+  }
+}

@@ -1,14 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, FindOneOptions, Not } from 'typeorm';
+import { DataSource, EntityManager, FindOneOptions, In, Not } from 'typeorm';
 import { JoinedEntity, PreparedFindOne, PreparedSelect, PreparedUpdate, SelectedRow } from '../database/prepared-statements';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
-import { NodeVersionEntity } from './entities/node-version.entity';
+import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
 
 export interface NodeListFilter {
   search?: string;
+  /** Only nodes changed (the row or any version) after this instant. */
+  changedAfter?: Date;
   offset: number;
   limit: number;
 }
@@ -91,6 +93,9 @@ export class NodesRepository {
         { pattern: containsPattern(filter.search) },
       );
     }
+    if (filter.changedAfter) {
+      query.andWhere('node.updatedAt > :changedAfter', { changedAfter: filter.changedAfter });
+    }
     return query
       .orderBy('node.searchRanking', 'DESC')
       .addOrderBy('node.downloads', 'DESC')
@@ -114,13 +119,29 @@ export class NodesRepository {
     return this.nodeUpdate.run(manager, { id: nodeId }, { rating });
   }
 
-  setLatestVersion(manager: EntityManager, nodeId: string, versionId: string | null): Promise<void> {
-    return this.nodeUpdate.run(manager, { id: nodeId }, { latestVersionId: versionId });
-  }
-
   /** A version of the node by its id or by its semantic version string. */
   findVersion(manager: EntityManager, nodeId: string, idOrVersion: string): Promise<NodeVersionEntity | null> {
     return this.versionByIdOrNumber.run(manager, { nodeId, id: idOrVersion, version: idOrVersion });
+  }
+
+  /**
+   * A version by id, read after locking its node's row: versions are written
+   * under their node's lock everywhere, so the version read is the current one.
+   */
+  async lockVersionWithNode(
+    manager: EntityManager,
+    versionId: string,
+    { lock }: Pick<FindOneOptions, 'lock'>,
+  ): Promise<NodeVersionEntity | null> {
+    const version = await manager.findOneBy(NodeVersionEntity, { id: versionId });
+    if (!version || !lock) return version;
+    await manager.findOne(NodeEntity, { where: { id: version.nodeId }, lock });
+    return manager.findOneBy(NodeVersionEntity, { id: versionId });
+  }
+
+  /** findVersion outside any transaction, for public reads. */
+  readVersion(nodeId: string, idOrVersion: string): Promise<NodeVersionEntity | null> {
+    return this.findVersion(this.dataSource.manager, nodeId, idOrVersion);
   }
 
   findVersionByNumber(manager: EntityManager, nodeId: string, version: string): Promise<NodeVersionEntity | null> {
@@ -135,10 +156,18 @@ export class NodesRepository {
     });
   }
 
-  listVisibleVersions(nodeId: string): Promise<NodeVersionEntity[]> {
+  /** The node's versions with one of `statuses`, or every version but deleted ones. */
+  listVersions(nodeId: string, statuses?: NodeVersionStatus[]): Promise<NodeVersionEntity[]> {
     return this.dataSource.manager.find(NodeVersionEntity, {
-      where: { nodeId, status: Not('NodeVersionStatusDeleted') },
+      where: { nodeId, status: statuses ? In(statuses) : Not('NodeVersionStatusDeleted') },
     });
+  }
+
+  /** Adds each node's count to its downloads, one atomic increment per node (no read-modify-write). */
+  async addDownloads(manager: EntityManager, counts: ReadonlyMap<string, number>): Promise<void> {
+    for (const [nodeId, count] of counts) {
+      await manager.increment(NodeEntity, { id: nodeId }, 'downloads', count);
+    }
   }
 
   async insertVersion(manager: EntityManager, version: NodeVersionEntity): Promise<NodeVersionEntity> {

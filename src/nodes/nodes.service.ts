@@ -15,9 +15,10 @@ import { PublishersService } from '../publishers/publishers.service';
 import { CreateNodeDto, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
 import { toNodeDto, toNodeVersionDto } from './dto/node.mapper';
-import { NodeVersionEntity } from './entities/node-version.entity';
+import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
 import { bySemverDescending, pickLatestVersion } from './latest-version';
+import { DownloadCounter } from './download-counter';
 import { NodesRepository } from './nodes.repository';
 
 type NodeField = keyof NodeFieldsDto | 'name';
@@ -64,6 +65,32 @@ const ADMIN_ONLY_NODE_FIELDS: NodeField[] = [
 
 const ADMIN_ONLY_VERSION_FIELDS = ['status', 'status_reason'] as const;
 
+/** Versions that /install hands out (deleted, banned and pending ones are not). */
+const INSTALLABLE_STATUSES = new Set<NodeVersionStatus>(['NodeVersionStatusActive', 'NodeVersionStatusFlagged']);
+
+function describeUninstallable(version: NodeVersionEntity): string {
+  return INSTALLABLE_STATUSES.has(version.status) ? 'it has no archive' : `its status is ${version.status}`;
+}
+
+/** 400 unless `version` is a semantic version without build metadata. */
+export function assertValidVersionNumber(version: string): void {
+  const parsed = parseSemver(version);
+  if (parsed?.build.length) {
+    // Build metadata takes no part in ordering, so 1.0.0+a and 1.0.0+b could not be told apart.
+    throw new BadRequestException(`version '${version}' has build metadata (+...), which is not accepted`);
+  }
+  if (parsed?.version !== version) {
+    throw new BadRequestException(`version '${version}' is not a valid semantic version (e.g. 1.2.3)`);
+  }
+}
+
+/** A body `id` must name the path's node (ignoring case): 400 otherwise. */
+function assertBodyIdMatches(nodeId: string, input: { id?: string }): void {
+  if (input.id !== undefined && input.id.toLowerCase() !== nodeId.toLowerCase()) {
+    throw new BadRequestException(`id '${input.id}' in the body does not match node '${nodeId}' in the path`);
+  }
+}
+
 /** The value a merge-patch field sets: null clears (arrays become empty). */
 function patchValue(field: NodeField, value: unknown): unknown {
   return value === null && ARRAY_FIELDS.has(field) ? [] : value;
@@ -79,6 +106,7 @@ export class NodesService {
     private readonly nodes: NodesRepository,
     private readonly publishers: PublishersService,
     private readonly tx: TransactionRunner,
+    private readonly downloads: DownloadCounter,
   ) {}
 
   /** The public read: deleted nodes do not exist for it. */
@@ -98,6 +126,7 @@ export class NodesService {
   async list(query: NodeListQueryDto): Promise<NodeListDto> {
     const [nodes, total] = await this.nodes.listActiveNodes({
       search: query.search || undefined,
+      changedAfter: query.timestamp === undefined ? undefined : new Date(query.timestamp),
       offset: (query.page - 1) * query.limit,
       limit: query.limit,
     });
@@ -116,67 +145,152 @@ export class NodesService {
       if (await this.nodes.findNode(input.id.toLowerCase(), manager)) {
         throw new ConflictException(`node id '${input.id}' is already taken`);
       }
-      const now = new Date();
-      const node = Object.assign(new NodeEntity(), {
-        id: input.id,
-        normalizedId: input.id.toLowerCase(),
-        publisherId,
-        description: null,
-        author: null,
-        category: null,
-        license: null,
-        icon: null,
-        bannerUrl: null,
-        repository: null,
-        tags: [],
-        tagsAdmin: [],
-        supportedOs: [],
-        supportedAccelerators: [],
-        supportedAppVersion: null,
-        supportedAppFrontendVersion: null,
-        preemptedAppNodeNames: [],
-        translations: null,
-        status: 'NodeStatusActive',
-        statusDetail: null,
-        searchRanking: 0,
-        downloads: 0,
-        githubStars: 0,
-        rating: 0,
-        latestVersionId: null,
-        createdAt: now,
-        updatedAt: now,
-      });
-      this.assertAdminFieldsUnchanged(caller, node, input);
-      this.applyPatch(node, input);
-      await this.nodes.insertNode(manager, node);
+      await this.insertNewNode(manager, caller, publisherId, input.id, input);
     });
     return this.display(input.id, { includeDeleted: true });
   }
 
+  /**
+   * The publishing CLI's node step (CONTRACT §6), inside the caller's
+   * transaction: the publisher's node with the given fields applied as a
+   * merge-patch, created (with those fields) when it does not exist yet.
+   * 409 when another publisher owns the id.
+   */
+  async upsertNode(
+    manager: EntityManager,
+    caller: Principal,
+    publisherId: string,
+    nodeId: string,
+    input: UpdateNodeDto,
+  ): Promise<NodeEntity> {
+    assertBodyIdMatches(nodeId, input);
+    const existing = await this.nodes.findNode(nodeId.toLowerCase(), manager);
+    if (!existing) {
+      await this.publishers.requireNodeManager(caller, publisherId, manager);
+      return this.insertNewNode(manager, caller, publisherId, nodeId, { ...input, name: input.name ?? nodeId });
+    }
+    if (existing.publisherId !== publisherId) {
+      await this.publishers.requireNodeManager(caller, publisherId, manager);
+      throw new ConflictException(`node id '${nodeId}' is already taken`);
+    }
+    return this.patchNode(manager, caller, publisherId, nodeId, input);
+  }
+
+  /** A new active node of the publisher with the given fields (admin-only ones only for admins). */
+  private async insertNewNode(
+    manager: EntityManager,
+    caller: Principal,
+    publisherId: string,
+    nodeId: string,
+    input: NodeFieldsDto & { name: string },
+  ): Promise<NodeEntity> {
+    const now = new Date();
+    const node = Object.assign(new NodeEntity(), {
+      id: nodeId,
+      normalizedId: nodeId.toLowerCase(),
+      publisherId,
+      description: null,
+      author: null,
+      category: null,
+      license: null,
+      icon: null,
+      bannerUrl: null,
+      repository: null,
+      tags: [],
+      tagsAdmin: [],
+      supportedOs: [],
+      supportedAccelerators: [],
+      supportedAppVersion: null,
+      supportedAppFrontendVersion: null,
+      preemptedAppNodeNames: [],
+      translations: null,
+      status: 'NodeStatusActive',
+      statusDetail: null,
+      searchRanking: 0,
+      downloads: 0,
+      githubStars: 0,
+      rating: 0,
+      latestVersionId: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    this.assertAdminFieldsUnchanged(caller, node, input);
+    this.applyPatch(node, input);
+    await this.nodes.insertNode(manager, node);
+    return node;
+  }
+
   /** PUT /publishers/{publisherId}/nodes/{nodeId}: merge-patch of the node's metadata. */
   async update(caller: Principal, publisherId: string, nodeId: string, input: UpdateNodeDto): Promise<NodeDto> {
-    if (input.id !== undefined && input.id.toLowerCase() !== nodeId.toLowerCase()) {
-      throw new BadRequestException(`id '${input.id}' in the body does not match node '${nodeId}' in the path`);
-    }
-    const node = await this.tx.run(async (manager) => {
-      const locked = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
-      this.assertAdminFieldsUnchanged(caller, locked, input);
-      const changes = this.applyPatch(locked, input);
-      locked.updatedAt = new Date();
-      await this.nodes.updateNode(manager, locked.id, { ...changes, updatedAt: locked.updatedAt });
-      return locked;
-    });
+    assertBodyIdMatches(nodeId, input);
+    const node = await this.tx.run((manager) => this.patchNode(manager, caller, publisherId, nodeId, input));
     // The row as locked plus this update is what the transaction committed: no need to read it back.
     return toNodeDto(node);
   }
 
-  async listVersions(nodeId: string): Promise<NodeVersionDto[]> {
+  /** Locks the publisher's node and applies the merge-patch; returns the node as it now is. */
+  private async patchNode(
+    manager: EntityManager,
+    caller: Principal,
+    publisherId: string,
+    nodeId: string,
+    input: UpdateNodeDto,
+  ): Promise<NodeEntity> {
+    const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
+    this.assertAdminFieldsUnchanged(caller, node, input);
+    const changes = this.applyPatch(node, input);
+    node.updatedAt = new Date();
+    await this.nodes.updateNode(manager, node.id, { ...changes, updatedAt: node.updatedAt });
+    return node;
+  }
+
+  async listVersions(nodeId: string, statuses?: NodeVersionStatus[]): Promise<NodeVersionDto[]> {
+    const node = await this.requireVisibleNode(nodeId);
+    const versions = await this.nodes.listVersions(node.id, statuses);
+    return versions.sort(bySemverDescending).map(toNodeVersionDto);
+  }
+
+  /** GET /nodes/{nodeId}/versions/{versionId}: by id or semantic version; deleted versions do not exist for it. */
+  async getVersion(nodeId: string, versionId: string): Promise<NodeVersionDto> {
+    const node = await this.requireVisibleNode(nodeId);
+    const version = await this.nodes.readVersion(node.id, versionId);
+    if (!version || version.status === 'NodeVersionStatusDeleted') {
+      throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
+    }
+    return toNodeVersionDto(version);
+  }
+
+  /**
+   * GET /nodes/{nodeId}/install: the version to install (the latest, or the
+   * one asked for) with its downloadUrl, counting one download. 404 for
+   * anything that cannot be installed, so a client has one case to handle.
+   */
+  async install(nodeId: string, requested?: string): Promise<NodeVersionDto> {
+    const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
+    if (!node || node.status !== 'NodeStatusActive') {
+      throw new NotFoundException(`node '${nodeId}' not found or not installable`);
+    }
+    const version =
+      requested === undefined ? node.latestVersion : await this.nodes.readVersion(node.id, requested);
+    if (!version) {
+      throw new NotFoundException(
+        requested === undefined ? `node '${node.id}' has no installable version` : `version '${requested}' of node '${node.id}' not found`,
+      );
+    }
+    if (!INSTALLABLE_STATUSES.has(version.status) || !version.downloadUrl) {
+      throw new NotFoundException(`version '${version.version}' of node '${node.id}' is not installable (${describeUninstallable(version)})`);
+    }
+    this.downloads.count(node.id);
+    return toNodeVersionDto(version);
+  }
+
+  /** A node that public reads may show: 404 when unknown or deleted. */
+  private async requireVisibleNode(nodeId: string): Promise<NodeEntity> {
     const node = await this.nodes.findNode(nodeId.toLowerCase());
     if (!node || node.status === 'NodeStatusDeleted') {
       throw new NotFoundException(`node '${nodeId}' not found`);
     }
-    const versions = await this.nodes.listVisibleVersions(node.id);
-    return versions.sort(bySemverDescending).map(toNodeVersionDto);
+    return node;
   }
 
   createVersion(
@@ -185,44 +299,53 @@ export class NodesService {
     nodeId: string,
     input: CreateNodeVersionDto,
   ): Promise<NodeVersionDto> {
-    const parsed = parseSemver(input.version);
-    if (parsed?.build.length) {
-      // Build metadata takes no part in ordering, so 1.0.0+a and 1.0.0+b could not be told apart.
-      throw new BadRequestException(`version '${input.version}' has build metadata (+...), which is not accepted`);
-    }
-    if (parsed?.version !== input.version) {
-      throw new BadRequestException(`version '${input.version}' is not a valid semantic version (e.g. 1.2.3)`);
-    }
+    assertValidVersionNumber(input.version);
     return this.tx.run(async (manager) => {
       const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
-      if (await this.nodes.findVersionByNumber(manager, node.id, input.version)) {
-        throw new ConflictException(`node '${node.id}' already has version '${input.version}'`);
-      }
-      const version = await this.nodes.insertVersion(
-        manager,
-        Object.assign(new NodeVersionEntity(), {
-          id: randomUUID(),
-          nodeId: node.id,
-          version: input.version,
-          changelog: input.changelog ?? null,
-          dependencies: input.dependencies ?? [],
-          deprecated: false,
-          downloadUrl: input.downloadUrl ?? null,
-          status: 'NodeVersionStatusActive',
-          statusReason: null,
-          appNodeExtractStatus: null,
-          supportedOs: input.supported_os ?? [],
-          supportedAccelerators: input.supported_accelerators ?? [],
-          supportedAppVersion: input.supported_app_version ?? null,
-          supportedAppFrontendVersion: input.supported_app_frontend_version ?? null,
-          tags: input.tags ?? [],
-          tagsAdmin: [],
-          createdAt: new Date(),
-        }),
-      );
-      await this.refreshLatestVersion(manager, node.id);
+      const version = await this.addVersion(manager, node, input, 'NodeVersionStatusActive');
       return toNodeVersionDto(version);
     });
+  }
+
+  /**
+   * Inserts a version of a node locked by the caller's transaction (409 when
+   * the node already has that version) and records the change on the node.
+   * The version number must have passed assertValidVersionNumber.
+   */
+  async addVersion(
+    manager: EntityManager,
+    node: NodeEntity,
+    input: CreateNodeVersionDto,
+    status: NodeVersionStatus,
+  ): Promise<NodeVersionEntity> {
+    if (await this.nodes.findVersionByNumber(manager, node.id, input.version)) {
+      throw new ConflictException(`node '${node.id}' already has version '${input.version}'`);
+    }
+    const version = await this.nodes.insertVersion(
+      manager,
+      Object.assign(new NodeVersionEntity(), {
+        id: randomUUID(),
+        nodeId: node.id,
+        version: input.version,
+        changelog: input.changelog ?? null,
+        dependencies: input.dependencies ?? [],
+        deprecated: false,
+        downloadUrl: input.downloadUrl ?? null,
+        archiveSha256: null,
+        status,
+        statusReason: null,
+        appNodeExtractStatus: null,
+        supportedOs: input.supported_os ?? [],
+        supportedAccelerators: input.supported_accelerators ?? [],
+        supportedAppVersion: input.supported_app_version ?? null,
+        supportedAppFrontendVersion: input.supported_app_frontend_version ?? null,
+        tags: input.tags ?? [],
+        tagsAdmin: [],
+        createdAt: new Date(),
+      }),
+    );
+    await this.recordVersionChange(manager, node.id, { latestMayMove: status === 'NodeVersionStatusActive' });
+    return version;
   }
 
   /** PUT /publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}: changelog, deprecation and (admins) moderation. */
@@ -239,13 +362,7 @@ export class NodesService {
       if (adminField && !caller.isAdmin) {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
-      const version = await this.nodes.findVersion(manager, node.id, versionId);
-      if (!version || (version.status === 'NodeVersionStatusDeleted' && !caller.isAdmin)) {
-        throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
-      }
-      if (version.status === 'NodeVersionStatusBanned' && !caller.isAdmin) {
-        throw new ForbiddenException(`version '${version.version}' of node '${node.id}' is banned`);
-      }
+      const version = await this.findWritableVersion(manager, caller, node, versionId);
       const changes: Partial<NodeVersionEntity> = {};
       if (input.changelog !== undefined) changes.changelog = input.changelog;
       if (input.deprecated !== undefined) changes.deprecated = input.deprecated;
@@ -254,11 +371,31 @@ export class NodesService {
       Object.assign(version, changes);
       await this.nodes.updateVersion(manager, version.id, changes);
       // Only status and deprecation take part in the latest-version rule; a changelog edit cannot move it.
-      if (changes.deprecated !== undefined || changes.status !== undefined) {
-        await this.refreshLatestVersion(manager, node.id);
-      }
+      await this.recordVersionChange(manager, node.id, {
+        latestMayMove: changes.deprecated !== undefined || changes.status !== undefined,
+      });
       return toNodeVersionDto(version);
     });
+  }
+
+  /**
+   * The version of a node locked by lockPublisherNode that the caller may
+   * write: 404 when unknown or (for non-admins) deleted, 403 when banned.
+   */
+  async findWritableVersion(
+    manager: EntityManager,
+    caller: Principal,
+    node: NodeEntity,
+    versionId: string,
+  ): Promise<NodeVersionEntity> {
+    const version = await this.nodes.findVersion(manager, node.id, versionId);
+    if (!version || (version.status === 'NodeVersionStatusDeleted' && !caller.isAdmin)) {
+      throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
+    }
+    if (version.status === 'NodeVersionStatusBanned' && !caller.isAdmin) {
+      throw new ForbiddenException(`version '${version.version}' of node '${node.id}' is banned`);
+    }
+    return version;
   }
 
   /**
@@ -290,7 +427,7 @@ export class NodesService {
    * the caller may not manage the publisher. Deleted nodes are 404 and banned
    * nodes 403 for everyone but admins.
    */
-  private async lockPublisherNode(
+  async lockPublisherNode(
     manager: EntityManager,
     caller: Principal,
     publisherId: string,
@@ -336,8 +473,16 @@ export class NodesService {
     return changes;
   }
 
-  private async refreshLatestVersion(manager: EntityManager, nodeId: string): Promise<void> {
-    const latest = pickLatestVersion(await this.nodes.versionCandidates(manager, nodeId));
-    await this.nodes.setLatestVersion(manager, nodeId, latest?.id ?? null);
+  /**
+   * After any write to a version: the node counts as changed for
+   * `GET /nodes?timestamp=` (CONTRACT §6), and its latest_version is
+   * recomputed when the write could move it.
+   */
+  async recordVersionChange(manager: EntityManager, nodeId: string, { latestMayMove }: { latestMayMove: boolean }): Promise<void> {
+    const changes: Partial<NodeEntity> = { updatedAt: new Date() };
+    if (latestMayMove) {
+      changes.latestVersionId = pickLatestVersion(await this.nodes.versionCandidates(manager, nodeId))?.id ?? null;
+    }
+    await this.nodes.updateNode(manager, nodeId, changes);
   }
 }

@@ -1,21 +1,34 @@
-import { Body, Controller, Param, Post, Put } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
+import { AdapterRequest, HttpRequest, nodeRequest, requestOrigin } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { CreateNodeDto, NodeDto, UpdateNodeDto } from './dto/node.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
+import { PublishedNodeVersionDto, PublishNodeVersionDto } from './dto/publish.dto';
+import { NodePublishingService } from './node-publishing.service';
 import { NodesService } from './nodes.service';
+import { PublishBodyPipe } from './publish-body.pipe';
+
+/** A member's archive upload: a raw zip body (see NodesModule). */
+export const ARCHIVE_UPLOAD_ROUTE = '/publishers/:publisherId/nodes/:nodeId/versions/:versionId/archive';
+
+/** An archive body, as Swagger UI should offer it (a file). */
+const ZIP_BODY = { schema: { type: 'string', format: 'binary' } } as const;
 
 /** Routes a publisher's members (and admins) use to manage its nodes. */
 @ApiTags('nodes')
-@Authenticated()
 @Controller('publishers/:publisherId/nodes')
 export class PublisherNodesController {
-  constructor(private readonly nodes: NodesService) {}
+  constructor(
+    private readonly nodes: NodesService,
+    private readonly publishing: NodePublishingService,
+  ) {}
 
   /** Create a node owned by the publisher. */
   @Post()
+  @Authenticated()
   @ApiErrors(400, 403, 404, 409)
   create(
     @CurrentUser() caller: Principal,
@@ -27,6 +40,7 @@ export class PublisherNodesController {
 
   /** Update a node of a publisher. */
   @Put(':nodeId')
+  @Authenticated()
   @ApiOperation({
     description:
       'Partial update (JSON merge-patch): omitted fields stay, `null` clears a field, arrays are replaced whole; ' +
@@ -46,20 +60,41 @@ export class PublisherNodesController {
     return this.nodes.update(caller, publisherId, nodeId, body);
   }
 
-  /** Publish a new version of a node (status NodeVersionStatusActive). */
+  /** Publish a new version of a node: with a bearer token, or as the public registry's publishing CLI does. */
   @Post(':nodeId/versions')
-  @ApiErrors(400, 403, 404, 409)
+  @Authenticated({ optional: true })
+  @ApiOperation({
+    description:
+      'Two request bodies. **Bearer form** (`Authorization: Bearer`): `{version, changelog?, dependencies?, …}` → 201 ' +
+      'NodeVersion, active at once (add an archive with PUT …/versions/{versionId}/archive). **CLI form** (no ' +
+      'Authorization header; the public registry’s publishing CLI): `{personal_access_token, node: {…}, node_version: ' +
+      '{…}}`. The token authenticates exactly as a bearer token; the node is created when missing or its given fields ' +
+      'applied as a merge-patch (`node.id` must match the path; another publisher’s id is 409); the version starts ' +
+      '`NodeVersionStatusPending` → 201 `{node_version, signedUrl}`. `PUT` the zip to `signedUrl` (Content-Type: ' +
+      'application/zip, once, within an hour) to make it active and installable.',
+  })
+  @ApiExtraModels(CreateNodeVersionDto, PublishNodeVersionDto, NodeVersionDto, PublishedNodeVersionDto)
+  @ApiBody({
+    schema: { oneOf: [{ $ref: getSchemaPath(CreateNodeVersionDto) }, { $ref: getSchemaPath(PublishNodeVersionDto) }] },
+  })
+  @ApiCreatedResponse({
+    description: 'The bearer form: the active version. The CLI form: the pending version and where to upload its archive.',
+    schema: { oneOf: [{ $ref: getSchemaPath(NodeVersionDto) }, { $ref: getSchemaPath(PublishedNodeVersionDto) }] },
+  })
+  @ApiErrors(400, 401, 403, 404, 409)
   createVersion(
-    @CurrentUser() caller: Principal,
+    @CurrentUser() caller: Principal | undefined,
     @Param('publisherId') publisherId: string,
     @Param('nodeId') nodeId: string,
-    @Body() body: CreateNodeVersionDto,
-  ): Promise<NodeVersionDto> {
-    return this.nodes.createVersion(caller, publisherId, nodeId, body);
+    @Body(PublishBodyPipe) body: CreateNodeVersionDto | PublishNodeVersionDto,
+    @Req() req: HttpRequest,
+  ): Promise<NodeVersionDto | PublishedNodeVersionDto> {
+    return this.publishing.createVersion(caller, publisherId, nodeId, body, requestOrigin(req));
   }
 
   /** Update changelog and deprecation status of a node version. */
   @Put(':nodeId/versions/:versionId')
+  @Authenticated()
   @ApiOperation({
     description:
       '`versionId` is the version’s id or its semantic version (e.g. `1.2.0`). Both body fields are optional. ' +
@@ -76,5 +111,29 @@ export class PublisherNodesController {
     @Body() body: UpdateNodeVersionDto,
   ): Promise<NodeVersionDto> {
     return this.nodes.updateVersion(caller, publisherId, nodeId, versionId, body);
+  }
+
+  /** Upload (or replace) a version's archive; a pending version becomes active. */
+  @Put(':nodeId/versions/:versionId/archive')
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({
+    description:
+      'The body is the zip itself (Content-Type: application/zip, at most ARCHIVE_MAX_BYTES). The version’s ' +
+      '`downloadUrl` then points at `/archives/{sha256}.zip`; a pending version becomes active. Not a zip: 400; ' +
+      'too large: 413.',
+  })
+  @ApiConsumes('application/zip')
+  @ApiBody(ZIP_BODY)
+  @ApiErrors(400, 403, 404, 413)
+  uploadArchive(
+    @CurrentUser() caller: Principal,
+    @Param('publisherId') publisherId: string,
+    @Param('nodeId') nodeId: string,
+    @Param('versionId') versionId: string,
+    @Req() req: AdapterRequest,
+  ): Promise<NodeVersionDto> {
+    const raw = nodeRequest(req);
+    return this.publishing.uploadAsMember(caller, publisherId, nodeId, versionId, raw, requestOrigin(raw));
   }
 }

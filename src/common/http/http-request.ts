@@ -16,8 +16,11 @@ export interface HttpRequest {
   user?: Principal;
 }
 
+/** The request object a handler's `@Req()` receives: Express's extends node's, Fastify's wraps it. */
+export type AdapterRequest = IncomingMessage | { raw: IncomingMessage };
+
 /** Node's own request: Fastify wraps it in `raw`, Express extends it. */
-export function nodeRequest(req: IncomingMessage | { raw: IncomingMessage }): IncomingMessage {
+export function nodeRequest(req: AdapterRequest): IncomingMessage {
   return 'raw' in req ? req.raw : req;
 }
 
@@ -42,4 +45,13 @@ export function takeOverResponse(res: HttpReply): ServerResponse {
     return res.raw;
   }
   return res;
+}
+
+/**
+ * The origin a client reached this service at, from its Host header, for
+ * absolute URLs in replies when PUBLIC_BASE_URL is unset. Plain http: the
+ * service itself never terminates TLS (set PUBLIC_BASE_URL behind a proxy).
+ */
+export function requestOrigin(req: { headers: IncomingHttpHeaders }): string {
+  return `http://${req.headers.host ?? 'localhost'}`;
 }

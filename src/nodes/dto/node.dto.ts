@@ -19,11 +19,14 @@ import {
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
-import { PageQueryDto } from '../../common/pagination/page-query.dto';
+import { PageQueryDto, toQueryInteger } from '../../common/pagination/page-query.dto';
 import { IsHttpUrl, IsObjectOfObjects, NotNullable, Nullable } from '../../common/validation/validators';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
+import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
 import { NODE_STATUSES, NodeStatus } from '../entities/node.entity';
 import { NodeVersionDto } from './node-version.dto';
+
+export const MAX_CATALOG_PAGE_SIZE = 1000;
 
 // A named constant, not a negative literal: the Swagger CLI plugin cannot copy `-1_000_000_000`
 // from @Min into the schema and then leaves the whole property out of the document.
@@ -251,13 +254,64 @@ export class NodeDto {
   latest_version?: NodeVersionDto;
 }
 
+/** A short text query parameter the host app's clients send; accepted and not (yet) used to filter. */
+function ClientHint(): PropertyDecorator {
+  return applyDecorators(IsOptional(), IsString(), MaxLength(64));
+}
+
 export class NodeListQueryDto extends PageQueryDto {
+  /** Items per page, at most 1000 (older package-manager clients fetch the whole catalog in one page of 1000). */
+  @ApiInteger()
+  @Transform(toQueryInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_CATALOG_PAGE_SIZE)
+  override limit: number = 10;
+
   /** Matches id, name, description and author, ignoring case. */
   @IsOptional()
   @IsString()
   @MaxLength(200)
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   search?: string;
+
+  /** Only nodes whose own row or any of whose versions changed after this instant (ISO 8601 date-time). @example 2026-01-01T00:00:00Z */
+  @IsOptional()
+  @IsISO8601({ strict: true, strictSeparator: true })
+  timestamp?: string;
+
+  /** The host application's version, as its package manager sends it. Accepted; no filtering yet. @example v0.3.60 */
+  @ClientHint()
+  comfyui_version?: string;
+
+  /** Neutral alias of `comfyui_version`. Accepted; no filtering yet. */
+  @ClientHint()
+  app_version?: string;
+
+  /** How the host application is installed (e.g. `git-linux`). Accepted; no filtering yet. @example git-linux */
+  @ClientHint()
+  form_factor?: string;
+}
+
+/** Query of GET /nodes/{nodeId}/versions. */
+export class NodeVersionListQueryDto {
+  /** Only versions with one of these statuses (repeat the parameter); without it every status but deleted. */
+  @ApiProperty({ required: false, isArray: true, enum: NODE_VERSION_STATUSES })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value))
+  @IsArray()
+  @ArrayMaxSize(NODE_VERSION_STATUSES.length)
+  @IsIn(NODE_VERSION_STATUSES, { each: true })
+  statuses?: NodeVersionStatus[];
+}
+
+/** Query of GET /nodes/{nodeId}/install. */
+export class InstallQueryDto {
+  /** The semantic version to install; without it, the node's latest_version. @example 1.0.0 */
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  version?: string;
 }
 
 export class NodeListDto {

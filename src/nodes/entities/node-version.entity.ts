@@ -34,6 +34,10 @@ export class NodeVersionEntity extends CompatibilityColumns {
   @Column({ name: 'download_url', type: 'varchar', length: 2048, nullable: true })
   downloadUrl!: string | null;
 
+  /** sha256 of the archive uploaded for this version (CONTRACT §6); its downloadUrl points at it. */
+  @Column({ name: 'archive_sha256', type: 'varchar', length: 64, nullable: true })
+  archiveSha256!: string | null;
+
   @Column({ type: 'varchar', length: 32 })
   status!: NodeVersionStatus;
 

@@ -1,0 +1,64 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { TransactionRunner } from '../database/transaction-runner';
+import { NodesRepository } from './nodes.repository';
+
+/** How often counted downloads reach the database (CONTRACT §6: visible within 2 s). */
+export const DOWNLOAD_FLUSH_INTERVAL_MS = 1000;
+
+/**
+ * Counts installs off the reply's critical path: `count` only adds to a map in
+ * memory, and a timer writes the sums as one atomic increment per node, so an
+ * install never waits for (or fails with) a write, and a popular node costs
+ * one UPDATE a second however many installs it gets. A flush that fails puts
+ * its counts back for the next one; shutdown flushes what is left before the
+ * database closes. Counts are lost only if the process dies within a second
+ * of them (kill -9), which the contract's "batched" allows.
+ */
+@Injectable()
+export class DownloadCounter implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
+  private readonly logger = new Logger(DownloadCounter.name);
+  private pending = new Map<string, number>();
+  private timer?: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly nodes: NodesRepository,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), DOWNLOAD_FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  count(nodeId: string, downloads = 1): void {
+    this.pending.set(nodeId, (this.pending.get(nodeId) ?? 0) + downloads);
+  }
+
+  /** Writes the counts so far; one flush at a time, so no count is written twice. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.writePending());
+    return this.flushing;
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Before the data source closes (TypeORM closes it on application shutdown). */
+  beforeApplicationShutdown(): Promise<void> {
+    return this.flush();
+  }
+
+  private async writePending(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      await this.tx.run((manager) => this.nodes.addDownloads(manager, batch));
+    } catch (error) {
+      for (const [nodeId, count] of batch) this.count(nodeId, count);
+      this.logger.warn(`download counts not written yet, retrying: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { IncomingMessage } from 'node:http';
+import { EntityManager } from 'typeorm';
+import { ArchivesService } from '../archives/archives.service';
+import { StoredArchive } from '../archives/archive-storage';
+import { Principal } from '../auth/principal';
+import { TransactionRunner } from '../database/transaction-runner';
+import { UsersService } from '../users/users.service';
+import { CreateNodeVersionDto, NodeVersionDto } from './dto/node-version.dto';
+import { toNodeVersionDto } from './dto/node.mapper';
+import { PublishedNodeVersionDto, PublishNodeVersionDto } from './dto/publish.dto';
+import { NodeVersionEntity } from './entities/node-version.entity';
+import { NodesRepository } from './nodes.repository';
+import { assertValidVersionNumber, NodesService } from './nodes.service';
+import { UploadSignature, UploadUrls } from './upload-urls';
+
+const PENDING = 'NodeVersionStatusPending';
+
+/**
+ * Publishing versions with archives (CONTRACT §6): the public registry
+ * CLI's publish (body token, node upsert, a pending version and a signed
+ * upload URL), the signed upload that makes the version installable, and a
+ * member's archive upload with a bearer token. Archive bodies are streamed to
+ * storage outside any transaction; the version is then changed in a short
+ * one that checks again what the upload was allowed on.
+ */
+@Injectable()
+export class NodePublishingService {
+  constructor(
+    private readonly nodes: NodesService,
+    private readonly repository: NodesRepository,
+    private readonly users: UsersService,
+    private readonly archives: ArchivesService,
+    private readonly uploadUrls: UploadUrls,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  /** POST /publishers/{p}/nodes/{n}/versions in either of its two forms. */
+  createVersion(
+    caller: Principal | undefined,
+    publisherId: string,
+    nodeId: string,
+    body: CreateNodeVersionDto | PublishNodeVersionDto,
+    origin: string,
+  ): Promise<NodeVersionDto | PublishedNodeVersionDto> {
+    if (body instanceof PublishNodeVersionDto) {
+      return this.publishFromCli(publisherId, nodeId, body, origin);
+    }
+    if (!caller) {
+      throw new UnauthorizedException('missing bearer token (Authorization: Bearer <token>, or personal_access_token in the body)');
+    }
+    return this.nodes.createVersion(caller, publisherId, nodeId, body);
+  }
+
+  /** PUT /uploads/{versionId}: the one upload a signed URL allows. */
+  async uploadSigned(versionId: string, signature: UploadSignature, req: IncomingMessage, origin: string): Promise<NodeVersionDto> {
+    await this.uploadUrls.verify(versionId, signature);
+    // Refused before a byte of the body is read, in the usual case of a URL already used.
+    await this.tx.run(async (manager) => this.requirePendingVersion(manager, versionId));
+    const archive = await this.archives.receive(req);
+    const version = await this.tx.run(async (manager) => {
+      const pending = await this.requirePendingVersion(manager, versionId);
+      return this.attachArchive(manager, pending, archive, origin);
+    });
+    return toNodeVersionDto(version);
+  }
+
+  /** PUT /publishers/{p}/nodes/{n}/versions/{v}/archive: a member adds (or replaces) a version's archive. */
+  uploadAsMember(
+    caller: Principal,
+    publisherId: string,
+    nodeId: string,
+    versionId: string,
+    req: IncomingMessage,
+    origin: string,
+  ): Promise<NodeVersionDto> {
+    return this.attachAsMember(caller, publisherId, nodeId, versionId, () => this.archives.receive(req), origin);
+  }
+
+  /** The same from bytes in hand (the CLI's demo). */
+  addArchive(caller: Principal, publisherId: string, nodeId: string, versionId: string, zip: Buffer, origin: string): Promise<NodeVersionDto> {
+    return this.attachAsMember(caller, publisherId, nodeId, versionId, () => this.archives.store(zip), origin);
+  }
+
+  private async attachAsMember(
+    caller: Principal,
+    publisherId: string,
+    nodeId: string,
+    versionId: string,
+    receive: () => Promise<StoredArchive>,
+    origin: string,
+  ): Promise<NodeVersionDto> {
+    const lockWritableVersion = async (manager: EntityManager) => {
+      const node = await this.nodes.lockPublisherNode(manager, caller, publisherId, nodeId);
+      return this.nodes.findWritableVersion(manager, caller, node, versionId);
+    };
+    // Every refusal (403/404) before the body is read; checked again once it is stored.
+    await this.tx.run(lockWritableVersion);
+    const archive = await receive();
+    const version = await this.tx.run(async (manager) => this.attachArchive(manager, await lockWritableVersion(manager), archive, origin));
+    return toNodeVersionDto(version);
+  }
+
+  private async publishFromCli(
+    publisherId: string,
+    nodeId: string,
+    body: PublishNodeVersionDto,
+    origin: string,
+  ): Promise<PublishedNodeVersionDto> {
+    const caller = await this.users.authenticate(body.personal_access_token);
+    if (!caller) {
+      throw new UnauthorizedException('invalid or revoked personal_access_token');
+    }
+    assertValidVersionNumber(body.node_version.version);
+    const version = await this.tx.run(async (manager) => {
+      const node = await this.nodes.upsertNode(manager, caller, publisherId, nodeId, body.node);
+      return this.nodes.addVersion(manager, node, body.node_version, PENDING);
+    });
+    return {
+      node_version: toNodeVersionDto(version),
+      signedUrl: await this.uploadUrls.sign(version.id, this.archives.baseUrl(origin)),
+    };
+  }
+
+  /** The version a signed URL names, locked with its node, while it still waits for its archive: 403 otherwise. */
+  private async requirePendingVersion(manager: EntityManager, versionId: string): Promise<NodeVersionEntity> {
+    const version = await this.repository.lockVersionWithNode(manager, versionId, this.tx.lockForUpdate());
+    if (!version) {
+      throw new ForbiddenException('upload URL is no longer valid (its version does not exist)');
+    }
+    if (version.status !== PENDING) {
+      throw new ForbiddenException('upload URL has already been used');
+    }
+    return version;
+  }
+
+  /** The stored archive becomes the version's download; a pending version becomes active (and may become the latest). */
+  private async attachArchive(
+    manager: EntityManager,
+    version: NodeVersionEntity,
+    archive: StoredArchive,
+    origin: string,
+  ): Promise<NodeVersionEntity> {
+    const changes: Partial<NodeVersionEntity> = {
+      archiveSha256: archive.sha256,
+      downloadUrl: this.archives.downloadUrl(archive.sha256, origin),
+      ...(version.status === PENDING ? { status: 'NodeVersionStatusActive' as const } : {}),
+    };
+    await this.repository.updateVersion(manager, version.id, changes);
+    await this.nodes.recordVersionChange(manager, version.nodeId, { latestMayMove: changes.status !== undefined });
+    return Object.assign(version, changes);
+  }
+}

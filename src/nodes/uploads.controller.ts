@@ -1,0 +1,38 @@
+import { Controller, HttpCode, Param, Put, Query, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AdapterRequest, nodeRequest, requestOrigin } from '../common/http/http-request';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { NodeVersionDto } from './dto/node-version.dto';
+import { NodePublishingService } from './node-publishing.service';
+import { UPLOAD_ROUTE } from './upload-urls';
+
+/** The target of the `signedUrl` a CLI publish returns; the signature is the credential (no bearer token). */
+@ApiTags('nodes')
+@Controller()
+export class UploadsController {
+  constructor(private readonly publishing: NodePublishingService) {}
+
+  /** Upload a pending version's archive to the signed URL its publish returned. */
+  @Put(UPLOAD_ROUTE)
+  @HttpCode(200)
+  @ApiOperation({
+    description:
+      'Use the `signedUrl` of a CLI publish as it is. The body is the zip (Content-Type: application/zip, at most ' +
+      'ARCHIVE_MAX_BYTES). The version becomes active with its `downloadUrl`. A forged, expired or already used URL ' +
+      'is 403; not a zip 400; too large 413.',
+  })
+  @ApiQuery({ name: 'expires', description: 'Part of the signed URL (Unix seconds).', type: String })
+  @ApiQuery({ name: 'signature', description: 'Part of the signed URL.', type: String })
+  @ApiConsumes('application/zip')
+  @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  @ApiErrors(400, 403, 413)
+  upload(
+    @Param('versionId') versionId: string,
+    @Query('expires') expires: unknown,
+    @Query('signature') signature: unknown,
+    @Req() req: AdapterRequest,
+  ): Promise<NodeVersionDto> {
+    const raw = nodeRequest(req);
+    return this.publishing.uploadSigned(versionId, { expires, signature }, raw, requestOrigin(raw));
+  }
+}

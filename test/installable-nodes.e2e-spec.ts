@@ -1,0 +1,346 @@
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { DownloadCounter } from '../src/nodes/download-counter';
+import { NodeVersionEntity } from '../src/nodes/entities/node-version.entity';
+import { NodeEntity } from '../src/nodes/entities/node.entity';
+import { UploadUrls } from '../src/nodes/upload-urls';
+import { expectNoNulls } from './support/no-nulls';
+import { installNode, publishWithCli, syncCatalog } from './support/registry-clients';
+import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { TestApp, unique } from './support/test-app';
+import { makeZip } from './support/zip';
+
+/** Every file under a directory, recursively (the archive store must hold only what was accepted). */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('Installable nodes: the public registry clients, unchanged (CONTRACT §6)', () => {
+  const MAX_BYTES = 64 * 1024;
+  let t: TestApp;
+  let baseUrl: string;
+  let f: PublisherFixture;
+
+  beforeAll(async () => {
+    t = await TestApp.start({ ARCHIVE_MAX_BYTES: String(MAX_BYTES) });
+    await t.app.listen(0, '127.0.0.1');
+    baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+  beforeEach(async () => {
+    f = await createPublisherWithNode(t);
+  });
+  afterAll(() => t?.close());
+
+  /** The archives stored since `before` (the store is shared by the suite's tests). */
+  const storedSince = (before: string[]) => filesUnder(t.storageDir).filter((file) => !before.includes(file));
+  const versionsUrl = (fixture = f) => `/publishers/${fixture.publisherId}/nodes/${fixture.nodeId}/versions`;
+  const cliPublish = (fixture: PublisherFixture, version: string, node: object = {}) =>
+    t.http.post(versionsUrl(fixture)).send({
+      personal_access_token: fixture.member.token,
+      node: { id: fixture.nodeId, ...node },
+      node_version: { version, dependencies: ['numpy'] },
+    });
+  const flushDownloads = () => t.app.get(DownloadCounter).flush();
+  const downloadsOf = async (nodeId: string) => (await t.dataSource.getRepository(NodeEntity).findOneByOrFail({ id: nodeId })).downloads;
+
+  /** A version with an archive, uploaded by a member with a bearer token. */
+  async function versionWithArchive(fixture: PublisherFixture, version: string, content = `${fixture.nodeId} ${version}`) {
+    await addVersions(t, fixture, version);
+    const zip = makeZip({ '__init__.py': content });
+    const res = await t.http
+      .put(`${versionsUrl(fixture)}/${version}/archive`)
+      .set(fixture.member.auth)
+      .set('Content-Type', 'application/zip')
+      .send(zip)
+      .expect(200);
+    return { zip, version: res.body as Record<string, unknown> };
+  }
+
+  it('publishes as the CLI does, then the package manager crawls, installs latest and pinned, and downloads the same bytes', async () => {
+    const nodeId = unique('cli-node');
+    const first = makeZip({ 'nodes.py': 'v1' });
+    const second = makeZip({ 'nodes.py': 'v2' });
+    const request = {
+      token: f.member.token,
+      publisherId: f.publisherId,
+      node: { id: nodeId, description: 'Published by the CLI', icon: '', name: 'CLI Node', license: 'MIT', repository: 'https://example.com/cli-node' },
+      version: { version: '1.0.0', dependencies: ['torch'] },
+    };
+    const one = await publishWithCli(baseUrl, request, first);
+    expect(one.publish.status).toBe(201);
+    expect(one.publish.body.node_version).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusPending', dependencies: ['torch'] });
+    expect(one.publish.body.signedUrl).toMatch(new RegExp(`^${baseUrl}/uploads/[0-9a-f-]{36}\\?expires=\\d+&signature=[\\w-]+$`));
+    expect(one.upload).toEqual({ status: 200, body: expect.objectContaining({ version: '1.0.0', status: 'NodeVersionStatusActive' }) });
+    expectNoNulls(one.publish.body);
+    expectNoNulls(one.upload?.body);
+    const two = await publishWithCli(baseUrl, { ...request, version: { version: '1.1.0', dependencies: [] } }, second);
+    expect([two.publish.status, two.upload?.status]).toEqual([201, 200]);
+
+    const catalog = await syncCatalog(baseUrl);
+    expect(catalog.get(nodeId)).toEqual({
+      id: nodeId,
+      name: 'CLI Node',
+      description: 'Published by the CLI',
+      repository: 'https://example.com/cli-node',
+      publisherName: 'Publisher',
+      version: '1.1.0',
+      createdAt: expect.any(String),
+    });
+    // A node with no installable version has no latest_version key: "nightly" to the package manager.
+    expect(catalog.get(f.nodeId)?.version).toBe('nightly');
+
+    const latest = await installNode(baseUrl, nodeId);
+    expect(latest.info).toMatchObject({ version: '1.1.0', dependencies: [], deprecated: false });
+    expect(latest.info.downloadUrl).toBe(`${baseUrl}/archives/${sha256(second)}.zip`);
+    expect(latest.archive.equals(second)).toBe(true);
+    const pinned = await installNode(baseUrl, nodeId, '1.0.0');
+    expect(pinned.info).toMatchObject({ version: '1.0.0', dependencies: ['torch'] });
+    expect(pinned.archive.equals(first)).toBe(true);
+
+    await flushDownloads();
+    expect(await downloadsOf(nodeId)).toBe(2);
+    const versions = await t.http.get(`/nodes/${nodeId}/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending`).expect(200);
+    expect(versions.body.map((v: { version: string }) => v.version)).toEqual(['1.1.0', '1.0.0']);
+  });
+
+  it('crawls every page with the package manager parameters, and the whole catalog in one page of 1000', async () => {
+    const ids = [f.nodeId];
+    for (let i = 0; i < 3; i++) ids.push((await createPublisherWithNode(t)).nodeId);
+    const crawled = await syncCatalog(baseUrl);
+    for (const id of ids) expect(crawled.has(id)).toBe(true);
+    const whole = await t.http.get('/nodes?page=1&limit=1000&comfyui_version=v0.3.60&form_factor=git-linux&app_version=1.0').expect(200);
+    // On PostgreSQL the suites share one database, so the catalog may hold more than this suite's nodes.
+    expect(whole.body).toMatchObject({ page: 1, limit: 1000, total: crawled.size, totalPages: Math.ceil(crawled.size / 1000) });
+    expect(whole.body.nodes).toHaveLength(Math.min(crawled.size, 1000));
+    const tooMany = await t.http.get('/nodes?limit=1001').expect(400);
+    expect(tooMany.body.message).toContain('limit');
+    const unknown = await t.http.get('/nodes?comfyui_versions=v1').expect(400);
+    expect(unknown.body.message).toContain('comfyui_versions');
+    await t.http.get(`/nodes?form_factor=${'x'.repeat(65)}`).expect(400);
+  });
+
+  it('serves one version by id or semver, and filters versions by repeated statuses', async () => {
+    const ids = await addVersions(t, f, '1.0.0', '2.0.0');
+    const bySemver = await t.http.get(`/nodes/${f.nodeId}/versions/2.0.0`).expect(200);
+    expect(bySemver.body).toMatchObject({ id: ids['2.0.0'], version: '2.0.0', node_id: f.nodeId });
+    expectNoNulls(bySemver.body);
+    expect((await t.http.get(`/nodes/${f.nodeId}/versions/${ids['1.0.0']}`).expect(200)).body.version).toBe('1.0.0');
+    await t.http.get(`/nodes/${f.nodeId}/versions/3.0.0`).expect(404);
+    await cliPublish(f, '3.0.0').expect(201);
+
+    const statuses = async (query: string) =>
+      (await t.http.get(`/nodes/${f.nodeId}/versions${query}`).expect(200)).body.map((v: { version: string }) => v.version);
+    expect(await statuses('?statuses=NodeVersionStatusPending')).toEqual(['3.0.0']);
+    expect(await statuses('?statuses=NodeVersionStatusActive')).toEqual(['2.0.0', '1.0.0']);
+    expect(await statuses('?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending')).toEqual(['3.0.0', '2.0.0', '1.0.0']);
+    expect(await statuses('')).toEqual(['3.0.0', '2.0.0', '1.0.0']);
+    const bad = await t.http.get(`/nodes/${f.nodeId}/versions?statuses=Active`).expect(400);
+    expect(bad.body.message).toContain('statuses');
+
+    const admin = await t.createUser({ admin: true });
+    await t.http.put(`${versionsUrl()}/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusDeleted' }).expect(200);
+    await t.http.get(`/nodes/${f.nodeId}/versions/1.0.0`).expect(404);
+    expect(await statuses('')).toEqual(['3.0.0', '2.0.0']);
+    expect(await statuses('?statuses=NodeVersionStatusDeleted')).toEqual(['1.0.0']);
+  });
+
+  it('answers 404 in the contract body for whatever cannot be installed', async () => {
+    const admin = await t.createUser({ admin: true });
+    await addVersions(t, f, '0.9.0'); // active, but without an archive
+    const expect404 = async (path: string, message: string) => {
+      const res = await t.http.get(path).expect(404);
+      expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: expect.stringContaining(message), requestId: expect.any(String) });
+    };
+    await expect404(`/nodes/${f.nodeId}/install?version=0.9.0`, 'no archive');
+    await expect404(`/nodes/no-such-node/install`, 'no-such-node');
+    await expect404(`/nodes/${f.nodeId}/install?version=9.9.9`, "version '9.9.9'");
+    await cliPublish(f, '2.0.0').expect(201);
+    await expect404(`/nodes/${f.nodeId}/install?version=2.0.0`, 'NodeVersionStatusPending');
+    await versionWithArchive(f, '1.0.0');
+    await t.http.put(`${versionsUrl()}/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusBanned' }).expect(200);
+    await expect404(`/nodes/${f.nodeId}/install?version=1.0.0`, 'NodeVersionStatusBanned');
+    // The latest version is now 0.9.0, which has no archive.
+    await expect404(`/nodes/${f.nodeId}/install`, "version '0.9.0'");
+    const bare = await createPublisherWithNode(t);
+    await expect404(`/nodes/${bare.nodeId}/install`, 'no installable version');
+
+    const deleted = await createPublisherWithNode(t);
+    await versionWithArchive(deleted, '1.0.0');
+    await t.http.put(`/publishers/${deleted.publisherId}/nodes/${deleted.nodeId}`).set(admin.auth).send({ status: 'NodeStatusDeleted' }).expect(200);
+    await expect404(`/nodes/${deleted.nodeId}/install`, deleted.nodeId);
+    await flushDownloads();
+    expect(await downloadsOf(f.nodeId)).toBe(0);
+    expect(await downloadsOf(deleted.nodeId)).toBe(0);
+  });
+
+  it('counts 200 concurrent installs exactly, visible within 2 seconds, and never caches an install', async () => {
+    const { zip } = await versionWithArchive(f, '1.0.0');
+    const replies = await Promise.all(Array.from({ length: 200 }, () => fetch(`${baseUrl}/nodes/${f.nodeId}/install`)));
+    expect(replies.map((reply) => reply.status)).toEqual(Array(200).fill(200));
+    expect(replies[0].headers.get('cache-control')).toBe('no-store');
+    const body = (await replies[0].json()) as { downloadUrl: string };
+    expectNoNulls(body);
+    expect(body.downloadUrl).toBe(`${baseUrl}/archives/${sha256(zip)}.zip`);
+    // Without an explicit flush: the counter's own timer must make them visible within 2 s.
+    const deadline = Date.now() + 2000;
+    let downloads = 0;
+    while ((downloads = await downloadsOf(f.nodeId)) < 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(downloads).toBe(200);
+    expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.downloads).toBe(200);
+  });
+
+  describe('publishing with the body token', () => {
+    it('creates the node when missing, with the node fields given, and a pending version', async () => {
+      const nodeId = unique('new-node');
+      const res = await t.http
+        .post(`/publishers/${f.publisherId}/nodes/${nodeId}/versions`)
+        .send({
+          personal_access_token: f.owner.token,
+          node: { id: nodeId, name: 'New', description: 'd', license: 'MIT', repository: 'https://example.com/r', icon: '' },
+          node_version: { version: '0.1.0', dependencies: ['pillow'] },
+        })
+        .expect(201);
+      expect(Object.keys(res.body).sort()).toEqual(['node_version', 'signedUrl']);
+      const node = await t.http.get(`/nodes/${nodeId}`).expect(200);
+      expect(node.body).toMatchObject({ id: nodeId, name: 'New', description: 'd', license: 'MIT', repository: 'https://example.com/r' });
+      expect('latest_version' in node.body).toBe(false);
+      expect('icon' in node.body).toBe(false);
+      expectNoNulls(res.body);
+      const stored = await t.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ nodeId, version: '0.1.0' });
+      expect(stored).toMatchObject({ status: 'NodeVersionStatusPending', dependencies: ['pillow'], downloadUrl: null, archiveSha256: null });
+    });
+
+    it('applies the given node fields to an existing node as a merge-patch', async () => {
+      await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.owner.auth).send({ author: 'Ann', tags: ['x'] }).expect(200);
+      await cliPublish(f, '1.0.0', { description: 'from the CLI' }).expect(201);
+      const node = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      expect(node.body).toMatchObject({ name: 'A node', description: 'from the CLI', author: 'Ann', tags: ['x'] });
+    });
+
+    it('refuses a wrong, revoked or missing token (401), a non-member (403), a foreign node id (409), and writes nothing', async () => {
+      const nodeId = unique('never');
+      const body = (token: unknown) => ({ personal_access_token: token, node: { id: nodeId }, node_version: { version: '1.0.0', dependencies: [] } });
+      const post = (payload: object) => t.http.post(`/publishers/${f.publisherId}/nodes/${nodeId}/versions`).send(payload);
+      const wrong = await post(body('nrt_not-a-real-token')).expect(401);
+      expect(wrong.body).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+      await post({ node: { id: nodeId }, node_version: { version: '1.0.0' } }).expect(400);
+      await post(body('')).expect(400);
+      const outsider = await t.createUser();
+      const forbidden = await post(body(outsider.token)).expect(403);
+      expect(forbidden.body.message).toContain(f.publisherId);
+      // The bearer form without a header is still 401.
+      await t.http.post(versionsUrl()).send({ version: '1.0.0' }).expect(401);
+      await t.http.get(`/nodes/${nodeId}`).expect(404);
+
+      const other = await createPublisherWithNode(t);
+      const taken = await t.http
+        .post(`/publishers/${f.publisherId}/nodes/${other.nodeId}/versions`)
+        .send({ personal_access_token: f.owner.token, node: { id: other.nodeId }, node_version: { version: '1.0.0' } })
+        .expect(409);
+      expect(taken.body.message).toContain('already taken');
+      const mismatch = await cliPublish(f, '1.0.0', { id: 'another-id' }).expect(400);
+      expect(mismatch.body.message).toContain('does not match');
+      expect(await t.dataSource.getRepository(NodeVersionEntity).countBy({ nodeId: other.nodeId })).toBe(0);
+      expect(await t.dataSource.getRepository(NodeVersionEntity).countBy({ nodeId: f.nodeId })).toBe(0);
+    });
+
+    it('accepts a revoked token no more', async () => {
+      const created = await t.http.post('/users/me/tokens').set(f.member.auth).send({ name: 'cli' }).expect(201);
+      await t.http.delete(`/users/me/tokens/${created.body.id}`).set(f.member.auth).expect(204);
+      await t.http
+        .post(versionsUrl())
+        .send({ personal_access_token: created.body.token, node: { id: f.nodeId }, node_version: { version: '1.0.0' } })
+        .expect(401);
+    });
+
+    it('refuses forged, expired, reused and malformed upload URLs with 403, non-zips with 400, oversized archives with 413, leaving nothing behind', async () => {
+      const published = await cliPublish(f, '1.0.0').expect(201);
+      const signedUrl = new URL(published.body.signedUrl as string);
+      const path = `${signedUrl.pathname}${signedUrl.search}`;
+      const versionId = published.body.node_version.id as string;
+      const zip = makeZip({ 'a.py': 'x' });
+      const put = (url: string, body: Buffer | string, type = 'application/zip') => t.http.put(url).set('Content-Type', type).send(body);
+      const pending = async () => (await t.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ id: versionId })).status;
+      const before = filesUnder(t.storageDir);
+
+      const forged = path.replace(/signature=[\w-]+/, 'signature=AAAA');
+      expect((await put(forged, zip).expect(403)).body.message).toContain('signature');
+      await put(signedUrl.pathname, zip).expect(403);
+      const otherVersion = path.replace(versionId, '00000000-0000-4000-8000-000000000000');
+      await put(otherVersion, zip).expect(403);
+      const expired = new URL(await t.app.get(UploadUrls).sign(versionId, baseUrl, Date.now() - 3601_000));
+      expect((await put(`${expired.pathname}${expired.search}`, zip).expect(403)).body.message).toContain('expired');
+      expect((await put(path, 'not a zip at all', 'application/zip').expect(400)).body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+      await put(path, zip, 'application/json').expect(400);
+      const oversized = Buffer.concat([zip, Buffer.alloc(MAX_BYTES)]);
+      expect((await put(path, oversized).expect(413)).body.statusCode).toBe(413);
+      expect(await pending()).toBe('NodeVersionStatusPending');
+      expect(storedSince(before)).toEqual([]);
+
+      const uploaded = await put(path, zip).expect(200);
+      expect(uploaded.body).toMatchObject({ id: versionId, status: 'NodeVersionStatusActive', downloadUrl: expect.stringContaining(`/archives/${sha256(zip)}.zip`) });
+      expect(storedSince(before)).toHaveLength(1);
+      expect((await put(path, makeZip({ 'b.py': 'y' })).expect(403)).body.message).toContain('already been used');
+      expect(storedSince(before)).toHaveLength(1);
+      expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.latest_version.version).toBe('1.0.0');
+    });
+  });
+
+  describe('archive upload by a member (bearer)', () => {
+    it('sets the downloadUrl, activates a pending version, and refuses non-members and anonymous callers before reading', async () => {
+      const before = filesUnder(t.storageDir);
+      const { zip, version } = await versionWithArchive(f, '1.0.0');
+      expect(version).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive', downloadUrl: `${baseUrl}/archives/${sha256(zip)}.zip` });
+
+      await cliPublish(f, '2.0.0').expect(201);
+      const replaced = makeZip({ 'new.py': 'z' });
+      const activated = await t.http.put(`${versionsUrl()}/2.0.0/archive`).set(f.owner.auth).set('Content-Type', 'application/zip').send(replaced).expect(200);
+      expect(activated.body.status).toBe('NodeVersionStatusActive');
+      expect((await installNode(baseUrl, f.nodeId)).archive.equals(replaced)).toBe(true);
+
+      const outsider = await t.createUser();
+      await t.http.put(`${versionsUrl()}/1.0.0/archive`).set(outsider.auth).set('Content-Type', 'application/zip').send(makeZip({ 'evil.py': 'e' })).expect(403);
+      await t.http.put(`${versionsUrl()}/1.0.0/archive`).set('Content-Type', 'application/zip').send(makeZip({ 'anon.py': 'a' })).expect(401);
+      await t.http.put(`${versionsUrl()}/9.9.9/archive`).set(f.owner.auth).set('Content-Type', 'application/zip').send(makeZip({ 'never.py': 'n' })).expect(404);
+      expect(storedSince(before)).toHaveLength(2);
+    });
+  });
+
+  describe('GET /nodes?timestamp= (incremental sync)', () => {
+    it('lists only nodes whose row or versions changed after the instant: updates, new versions, deprecations and archive uploads', async () => {
+      const changes = {
+        updated: await createPublisherWithNode(t),
+        newVersion: await createPublisherWithNode(t),
+        deprecated: await createPublisherWithNode(t),
+        uploaded: await createPublisherWithNode(t),
+        untouched: await createPublisherWithNode(t),
+      };
+      await addVersions(t, changes.deprecated, '1.0.0');
+      await addVersions(t, changes.uploaded, '1.0.0');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const since = new Date().toISOString();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+
+      await t.http.put(`/publishers/${changes.updated.publisherId}/nodes/${changes.updated.nodeId}`).set(changes.updated.owner.auth).send({ description: 'new' }).expect(200);
+      await addVersions(t, changes.newVersion, '1.0.0');
+      await t.http.put(`${versionsUrl(changes.deprecated)}/1.0.0`).set(changes.deprecated.owner.auth).send({ deprecated: true }).expect(200);
+      await t.http.put(`${versionsUrl(changes.uploaded)}/1.0.0/archive`).set(changes.uploaded.owner.auth).set('Content-Type', 'application/zip').send(makeZip({ 'x.py': 'x' })).expect(200);
+
+      const res = await t.http.get('/nodes').query({ timestamp: since, limit: 1000 }).expect(200);
+      const listed = res.body.nodes.map((node: { id: string }) => node.id).sort();
+      const expected = [changes.updated, changes.newVersion, changes.deprecated, changes.uploaded].map((c) => c.nodeId).sort();
+      expect(listed).toEqual(expected);
+      expect(res.body.total).toBe(4);
+      const paged = await t.http.get('/nodes').query({ timestamp: since, limit: 3, page: 2 }).expect(200);
+      expect(paged.body).toMatchObject({ total: 4, totalPages: 2, page: 2 });
+      expect(paged.body.nodes).toHaveLength(1);
+      expect((await t.http.get('/nodes').query({ timestamp: 'yesterday' }).expect(400)).body.message).toContain('timestamp');
+    });
+  });
+});
