@@ -5,6 +5,7 @@ import { AppExtension, AppModule } from './app.module';
 import { createHttpAdapter } from './common/http/http-adapter';
 import { requestIdOf } from './common/http/request-id';
 import { AppLogger } from './common/logging/app-logger';
+import { applyCompression } from './common/http/http-caching';
 import { applySecurity } from './common/http/security';
 import { setupSwagger } from './common/openapi/swagger';
 import { appConfig, AppConfig } from './config/config.module';
@@ -37,6 +38,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
     next();
   });
   applySecurity(app, app.get<AppConfig>(appConfig.KEY));
+  applyCompression(app);
   setupSwagger(app);
   await app.init();
   // Fastify serves requests (and supertest can reach it) only once its plugins are loaded.

@@ -106,6 +106,14 @@ export class Environment {
   @Max(600_000)
   REQUEST_TIMEOUT_MS = 60_000;
 
+  /** How long anonymous public reads may be cached (Cache-Control max-age), in seconds. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(31_536_000)
+  CACHE_MAX_AGE_S = 60;
+
   /** Parsed form of DATABASE_URL. */
   database!: DatabaseTarget;
 }

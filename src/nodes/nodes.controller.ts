@@ -1,5 +1,6 @@
 import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CacheableRead } from '../common/http/http-caching';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
@@ -13,6 +14,7 @@ export class NodesController {
 
   /** Active nodes, ordered by search_ranking (highest first), then downloads, then id. */
   @Get()
+  @CacheableRead()
   @ApiErrors(400)
   list(@Query() query: NodeListQueryDto): Promise<NodeListDto> {
     return this.nodes.list(query);
@@ -20,6 +22,7 @@ export class NodesController {
 
   /** Detailed information about a node, with its publisher and latest version. */
   @Get(':nodeId')
+  @CacheableRead()
   @ApiErrors(404)
   get(@Param('nodeId') nodeId: string): Promise<NodeDto> {
     return this.nodes.get(nodeId);
@@ -27,6 +30,7 @@ export class NodesController {
 
   /** The node's versions, newest semantic version first (deleted versions are not shown unless asked for by `statuses`). */
   @Get(':nodeId/versions')
+  @CacheableRead()
   @ApiErrors(400, 404)
   listVersions(@Param('nodeId') nodeId: string, @Query() query: NodeVersionListQueryDto): Promise<NodeVersionDto[]> {
     return this.nodes.listVersions(nodeId, query.statuses);
@@ -34,6 +38,7 @@ export class NodesController {
 
   /** One version of a node, by its id or its semantic version (e.g. `1.2.0`). */
   @Get(':nodeId/versions/:versionId')
+  @CacheableRead()
   @ApiErrors(404)
   getVersion(@Param('nodeId') nodeId: string, @Param('versionId') versionId: string): Promise<NodeVersionDto> {
     return this.nodes.getVersion(nodeId, versionId);

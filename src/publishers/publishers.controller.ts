@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
+import { CacheableRead } from '../common/http/http-caching';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { AddMemberDto, CreatePublisherDto, PublisherDto, PublisherMemberDto } from './dto/publisher.dto';
 import { PublishersService } from './publishers.service';
@@ -22,6 +23,7 @@ export class PublishersController {
   /** A publisher and its members. Member e-mails are shown only to its members and to admins. */
   @Get(':publisherId')
   @Authenticated({ optional: true })
+  @CacheableRead()
   @ApiErrors(404)
   get(@Param('publisherId') publisherId: string, @CurrentUser() viewer?: Principal): Promise<PublisherDto> {
     return this.publishers.get(publisherId, viewer);

@@ -1,9 +1,11 @@
 import { INestApplication } from '@nestjs/common';
 import { AbstractHttpAdapter } from '@nestjs/core';
 import type { FastifyServerOptions } from 'fastify';
+import fresh from 'fresh';
 import { parse as parseQueryString } from 'node:querystring';
 import { HttpAdapterKind } from '../../config/environment';
 import { rawErrorReply } from '../errors/http-error.filter';
+import { replyEtag } from './http-caching';
 import { requestIdOf } from './request-id';
 import { markUndecodablePath } from './undecodable-path';
 
@@ -46,6 +48,8 @@ export async function createHttpAdapter(kind: HttpAdapterKind): Promise<Abstract
     const { ExpressAdapter } = await import('@nestjs/platform-express');
     const adapter = new ExpressAdapter();
     adapter.disable('x-powered-by');
+    // Express's own ETag and 304 handling, with the tag function the Fastify hook below uses too.
+    adapter.set('etag', (body: string | Buffer) => replyEtag(body));
     return adapter;
   }
   const { FastifyAdapter } = await import('@nestjs/platform-fastify');
@@ -63,6 +67,25 @@ export async function createHttpAdapter(kind: HttpAdapterKind): Promise<Abstract
   fastify.addHook('preValidation', (request, _reply, done) => {
     request.body = (request.raw as { body?: unknown }).body;
     done();
+  });
+  // ETag and 304 as Express does them (res.send): a tag on every 2xx GET/HEAD reply body, and 304
+  // when If-None-Match names it, judged by the same `fresh` package.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    const cacheable = (request.method === 'GET' || request.method === 'HEAD') && reply.statusCode >= 200 && reply.statusCode < 300;
+    if (!cacheable || !(typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      done(null, payload);
+      return;
+    }
+    const tag = replyEtag(payload);
+    reply.header('ETag', tag);
+    if (fresh(request.headers, { etag: tag })) {
+      // No body, and (unlike an empty string) no Content-Length: a 304's may only repeat the 200's.
+      // Fastify's own HEAD handling measures the payload, so a HEAD keeps an empty one.
+      reply.code(304);
+      done(null, request.method === 'HEAD' ? '' : null);
+      return;
+    }
+    done(null, payload);
   });
   return adapter;
 }

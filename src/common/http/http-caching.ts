@@ -1,0 +1,74 @@
+import {
+  applyDecorators,
+  CallHandler,
+  ExecutionContext,
+  Inject,
+  Injectable,
+  INestApplication,
+  NestInterceptor,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import compression from 'compression';
+import etag from 'etag';
+import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Observable } from 'rxjs';
+import { appConfig, AppConfig } from '../../config/config.module';
+import { nodeRequest, nodeResponse } from './http-request';
+
+/** Replies smaller than this are sent as they are: compressing them costs more than it saves (CONTRACT §7). */
+export const COMPRESSION_THRESHOLD_BYTES = 1024;
+
+/**
+ * gzip or br for every reply of 1 KiB or more whose client accepts it, on
+ * both adapters: the `compression` middleware works on Node's response, so
+ * Express and Fastify replies go through the same code. Brotli at the
+ * library's default quality (4), which costs about what gzip does.
+ */
+export function applyCompression(app: INestApplication): void {
+  app.use(compression({ threshold: COMPRESSION_THRESHOLD_BYTES }));
+}
+
+/** The ETag of a reply body: Express's own (weak, from the `etag` package), so both adapters send the same tags. */
+export function replyEtag(body: string | Buffer): string {
+  return etag(body, { weak: true });
+}
+
+/**
+ * Cache-Control for public reads (CONTRACT §7): an anonymous request may be
+ * cached by anyone for CACHE_MAX_AGE_S; a request with a token only by the
+ * caller's own client, since what it sees may depend on who it is
+ * (GET /publishers/{id} shows members' e-mails to members). `Vary:
+ * Authorization` keeps a shared cache from answering a token holder with the
+ * anonymous copy. ETags and 304s come from the adapter (see http-adapter.ts).
+ */
+@Injectable()
+export class PublicReadCacheInterceptor implements NestInterceptor {
+  private readonly maxAge: number;
+
+  constructor(@Inject(appConfig.KEY) config: AppConfig) {
+    this.maxAge = config.CACHE_MAX_AGE_S;
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const request = nodeRequest(http.getRequest<IncomingMessage | { raw: IncomingMessage }>());
+    const response = nodeResponse(http.getResponse<ServerResponse | { raw: ServerResponse }>());
+    response.setHeader('Cache-Control', `${hasCredentials(request.headers) ? 'private' : 'public'}, max-age=${this.maxAge}`);
+    response.setHeader('Vary', 'Authorization');
+    return next.handle();
+  }
+}
+
+function hasCredentials(headers: IncomingHttpHeaders): boolean {
+  return headers.authorization !== undefined;
+}
+
+/** A public read: cacheable as above, with ETag and 304, and documented so. */
+export function CacheableRead(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    UseInterceptors(PublicReadCacheInterceptor),
+    ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag of an earlier reply: 304 without a body when the reply would be the same.' }),
+    ApiResponse({ status: 304, description: 'Not modified: the ETag in If-None-Match still matches.' }),
+  );
+}
