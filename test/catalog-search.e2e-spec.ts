@@ -1,0 +1,78 @@
+import { createPublisherWithNode } from './support/registry-fixtures';
+import { TestApp, unique } from './support/test-app';
+
+interface ListedNode {
+  id: string;
+  name: string;
+  description?: string;
+  author?: string;
+  search_ranking: number;
+  downloads: number;
+}
+
+/** Reads the whole catalog, page by page (the suites may share one PostgreSQL database). */
+async function wholeCatalog(t: TestApp, query = ''): Promise<ListedNode[]> {
+  const nodes: ListedNode[] = [];
+  for (let page = 1; ; page++) {
+    const res = await t.http.get(`/nodes?limit=1000&page=${page}${query}`).expect(200);
+    nodes.push(...(res.body.nodes as ListedNode[]));
+    if (page >= res.body.totalPages) return nodes;
+  }
+}
+
+/**
+ * The search and ordering semantics of §3, checked against a reference
+ * computed here over the whole catalog, for terms the trigram indexes answer
+ * (three characters or more) and terms they cannot (one or two): the
+ * indexes must change the cost of a search, never its answer.
+ */
+describe('Catalog search and ordering on indexes (CONTRACT §3, §7)', () => {
+  let t: TestApp;
+  const tag = unique('srch').replace('-', '');
+
+  beforeAll(async () => {
+    t = await TestApp.start();
+    const texts = [
+      { name: `Upscaler ${tag}`, description: 'Upscales images', author: 'Ann' },
+      { name: `ÉMILE ${tag}`, description: 'Ünïcode names', author: 'Émile' },
+      { name: `Plain ${tag}`, description: 'Nothing to see: 100% and a_b', author: 'Zed' },
+      { name: `Upscale-lite ${tag}`, author: 'Ann' },
+      { name: `ab ${tag}`, description: 'AB short' },
+    ];
+    const admin = await t.createUser({ admin: true });
+    for (const [index, fields] of texts.entries()) {
+      const f = await createPublisherWithNode(t, fields);
+      await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).send({ search_ranking: index % 2 }).expect(200);
+    }
+  });
+  afterAll(() => t?.close());
+
+  const contains = (node: ListedNode, term: string) =>
+    [node.id, node.name, node.description, node.author].some((text) => text?.toLowerCase().includes(term.toLowerCase()));
+  const byListingOrder = (a: ListedNode, b: ListedNode) =>
+    b.search_ranking - a.search_ranking || b.downloads - a.downloads || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+  it('lists the catalog in ranking, downloads, id order', async () => {
+    const catalog = await wholeCatalog(t);
+    expect(catalog.map((node) => node.id)).toEqual([...catalog].sort(byListingOrder).map((node) => node.id));
+  });
+
+  it.each(['upscal', 'UPSCALE', 'émile', 'ÜNÏ', 'ann', 'ab', 'a', '100%', 'a_b', 'see: 1', 'zed', 'no-such-text-anywhere'])(
+    'answers search=%s exactly as a substring match over id, name, description and author would',
+    async (term) => {
+      const expected = (await wholeCatalog(t)).filter((node) => contains(node, term)).sort(byListingOrder);
+      const found = await wholeCatalog(t, `&search=${encodeURIComponent(term)}`);
+      expect(found.map((node) => node.id)).toEqual(expected.map((node) => node.id));
+      const page = await t.http.get(`/nodes?search=${encodeURIComponent(term)}&limit=1`).expect(200);
+      expect(page.body.total).toBe(expected.length);
+    },
+  );
+
+  it('finds a node by its own id and keeps the index in step with renames', async () => {
+    const f = await createPublisherWithNode(t, { name: `Before ${tag}` });
+    expect((await wholeCatalog(t, `&search=${encodeURIComponent(f.nodeId.toUpperCase())}`)).map((node) => node.id)).toEqual([f.nodeId]);
+    await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.owner.auth).send({ name: `Renamed ${tag}qq` }).expect(200);
+    expect(await wholeCatalog(t, `&search=Before ${tag}`)).toEqual([]);
+    expect((await wholeCatalog(t, `&search=${tag}QQ`)).map((node) => node.id)).toEqual([f.nodeId]);
+  });
+});
