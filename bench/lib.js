@@ -42,6 +42,12 @@ function cli(databaseUrl, ...args) {
   return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString());
 }
 
+/** Services still running when the bench exits (a failed step throws past their stop) are stopped with it. */
+const running = new Set();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+
 /**
  * The built service (dist/src/main.js) on a free port, once /health/ready answers. `upstreamUrl`
  * undefined leaves VIDEO_UPSTREAM_URL unset (the built-in sandbox upstream); `env` adds variables.
@@ -64,6 +70,8 @@ async function startService(databaseUrl, upstreamUrl, adapter = 'express', env =
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
