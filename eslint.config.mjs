@@ -4,7 +4,8 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // test/client is type-checked by its own test (tsc --strict against types generated at test time).
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '**/*.js', '.ci/**', 'test/client/**'] },
+  // The benchmark's scripts (bench/*.js) are linted as plain CommonJS, without type information.
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '**/*.js', '!bench/*.js', '.ci/**', 'test/client/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -33,5 +34,20 @@ export default tseslint.config(
   {
     files: ['**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    files: ['bench/*.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: Object.fromEntries(
+        ['require', 'module', 'exports', '__dirname', 'process', 'console', 'Buffer', 'URL', 'fetch', 'TextEncoder', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'].map(
+          (name) => [name, 'readonly'],
+        ),
+      ),
+    },
+    rules: {
+      '@typescript-eslint/no-require-imports': 'off',
+    },
   },
 );

@@ -38,6 +38,8 @@ const SQL = {
 const isoDate = (value) =>
   (value instanceof Date ? value : new Date(/(Z|[+-]\d\d:?\d\d)$/.test(value) ? value : `${value.replace(' ', 'T')}Z`)).toISOString();
 const json = (text) => (text === null ? null : JSON.parse(text));
+/** Replies leave out what has no value, as the service's omitAbsent does (CONTRACT §6); shallow, per object. */
+const omitAbsent = (fields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
 
 function compatibility(row, prefix = '') {
   return {
@@ -51,7 +53,7 @@ function compatibility(row, prefix = '') {
 }
 
 function toVersion(row, prefix = '') {
-  return {
+  return omitAbsent({
     id: row[`${prefix}id`],
     node_id: row[`${prefix}node_id`],
     version: row[`${prefix}version`],
@@ -64,11 +66,11 @@ function toVersion(row, prefix = '') {
     app_node_extract_status: row[`${prefix}app_node_extract_status`],
     ...compatibility(row, prefix),
     createdAt: isoDate(row[`${prefix}created_at`]),
-  };
+  });
 }
 
 function toNode(row) {
-  return {
+  return omitAbsent({
     id: row.id,
     name: row.name,
     description: row.description,
@@ -88,7 +90,7 @@ function toNode(row) {
     github_stars: row.github_stars,
     rating: row.rating,
     created_at: isoDate(row.created_at),
-    publisher: {
+    publisher: omitAbsent({
       id: row.p_id,
       name: row.p_name,
       description: row.p_description,
@@ -97,9 +99,9 @@ function toNode(row) {
       source_code_repo: row.p_source_code_repo,
       logo: row.p_logo,
       createdAt: isoDate(row.p_created_at),
-    },
-    ...(row.v_id === null ? {} : { latest_version: toVersion(row, 'v_') }),
-  };
+    }),
+    latest_version: row.v_id === null ? undefined : toVersion(row, 'v_'),
+  });
 }
 
 /**

@@ -10,16 +10,24 @@
 //   - calibration: a trivial route on node:http, Express, Nest over Express and Nest over Fastify, and the
 //     video route's floor: forwarders doing nothing else on node:http and on Nest over Fastify with
 //     @nestjs/axios (bench/calibration-server.js).
-// --smoke runs every step for a couple of seconds so CI keeps the script working.
+//   - the catalog (bench/catalog.js): reads of GET /nodes and /nodes/{id} at two catalog sizes, seeded in bulk.
+// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog runs that section alone.
 const autocannon = require('autocannon');
-const { execFileSync, fork, spawn } = require('node:child_process');
-const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
-const { createServer } = require('node:net');
+const { execFileSync } = require('node:child_process');
+const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir, cpus } = require('node:os');
 const { join } = require('node:path');
+const { runCatalog } = require('./catalog');
+const { ROOT, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
 
-const ROOT = join(__dirname, '..');
 const SMOKE = process.argv.includes('--smoke');
+// `--only catalog` runs that section alone, and keeps the other sections' figures already in the results file.
+const SECTIONS = ['catalog'];
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+if (ONLY !== undefined && !SECTIONS.includes(ONLY)) {
+  console.error(`--only takes one of: ${SECTIONS.join(', ')}`);
+  process.exit(2);
+}
 const DURATION_S = SMOKE ? 2 : Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 32;
 const BURST = SMOKE ? 200 : 2000;
@@ -34,72 +42,7 @@ const MODERATE_UPSTREAM_DELAY_MS = 200;
 const SETTLE_MS = 250;
 const RESULTS = process.env.BENCH_RESULTS ?? join(__dirname, SMOKE ? 'results.smoke.json' : 'results.json');
 
-const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** CPU seconds (user + system) a process has used so far; Linux counts in 1/100 s. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function peakRssMb(pid) {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Math.round(Number(match[1]) / 1024) : undefined;
-}
-
-/** A child script that reports its port over IPC. */
-async function startHelper(script, env) {
-  const child = fork(join(__dirname, script), [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const { port } = await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
-}
-
-function cli(databaseUrl, ...args) {
-  return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString());
-}
-
 const ADAPTERS = ['express', 'fastify'];
-
-async function startService(databaseUrl, upstreamUrl, adapter = 'express') {
-  const port = await freePort();
-  const started = Date.now();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      HTTP_ADAPTER: adapter,
-      LOG_LEVEL: 'warn',
-      THROTTLE_LIMIT: '0',
-      VIDEO_UPSTREAM_URL: upstreamUrl,
-      VIDEO_UPSTREAM_API_KEY: 'bench-key',
-      VIDEO_UPSTREAM_TIMEOUT_MS: '30000',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/health/ready`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await wait(20);
-  }
-  return { child, url, coldStartMs: Date.now() - started };
-}
 
 async function http(method, url, token, body) {
   const response = await fetch(url, {
@@ -354,8 +297,8 @@ function printTable(rows) {
   for (const cells of [header, ...lines]) console.log(cells.map((cell, i) => cell.padEnd(widths[i])).join('').trimEnd());
 }
 
-async function main() {
-  execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.js')], { stdio: 'inherit' });
+/** The service, its baselines, the video route, bursts and calibration: the results file's top-level figures. */
+async function serviceSections() {
   const dir = mkdtempSync(join(tmpdir(), 'registry-bench-'));
   const upstreamHelper = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: String(UPSTREAM_DELAY_MS) });
   const upstream = { url: upstreamHelper.url, pid: upstreamHelper.child.pid };
@@ -411,8 +354,6 @@ async function main() {
       calibration: frameworks,
       videoFloor: floor,
     };
-    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-    console.log(`wrote ${RESULTS}`);
     // Every measured load, the service's and its reference's: a failed request in either makes the ratio meaningless.
     const loads = (r) => [r.service, r.baseline, r.moderateLoad?.service, r.moderateLoad?.upstream, r.oneConnection?.service].filter(Boolean);
     const broken = allRows
@@ -423,10 +364,31 @@ async function main() {
       console.error(`requests failed: ${[...broken, ...failedBursts].join(', ')}`);
       process.exitCode = 1;
     }
+    return results;
   } finally {
     upstreamHelper.child.disconnect();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** With `--only`, the figures of the sections not run stay as the results file has them. */
+function previousResults() {
+  return existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : { when: new Date().toISOString(), smoke: SMOKE, machine: { cpus: cpus().length, node: process.version } };
+}
+
+async function main() {
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.js')], { stdio: 'inherit' });
+  const results = ONLY ? previousResults() : await serviceSections();
+  // The catalog section reports targets it misses; a failed request (a broken route) fails the run.
+  try {
+    results.catalog = await runCatalog({ smoke: SMOKE });
+  } catch (error) {
+    console.error('catalog section failed:', error);
+    results.catalog = { when: new Date().toISOString(), smoke: SMOKE, error: String(error?.message ?? error) };
+    process.exitCode = 1;
+  }
+  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`wrote ${RESULTS}`);
 }
 
 main().catch((error) => {

@@ -1,0 +1,97 @@
+// Helpers shared by the benchmark's sections (bench/run.js, bench/catalog.js).
+const { execFileSync, fork, spawn } = require('node:child_process');
+const { readFileSync } = require('node:fs');
+const { createServer } = require('node:net');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** CPU seconds (user + system) a process has used so far; Linux counts in 1/100 s. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function peakRssMb(pid) {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Math.round(Number(match[1]) / 1024) : undefined;
+}
+
+/** A child script of bench/ that reports its port over IPC. */
+async function startHelper(script, env) {
+  const child = fork(join(__dirname, script), [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const { port } = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** The service's CLI (dist/src/cli.js) against `databaseUrl`; its JSON output, parsed. */
+function cli(databaseUrl, ...args) {
+  return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString());
+}
+
+/** Services still running when the bench exits (a failed step throws past their stop) are stopped with it. */
+const running = new Set();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+
+/**
+ * The built service (dist/src/main.js) on a free port, once /health/ready answers. `upstreamUrl`
+ * undefined leaves VIDEO_UPSTREAM_URL unset (the built-in sandbox upstream); `env` adds variables.
+ */
+async function startService(databaseUrl, upstreamUrl, adapter = 'express', env = {}) {
+  const port = await freePort();
+  const started = Date.now();
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      HTTP_ADAPTER: adapter,
+      LOG_LEVEL: 'warn',
+      THROTTLE_LIMIT: '0',
+      VIDEO_UPSTREAM_URL: upstreamUrl,
+      VIDEO_UPSTREAM_API_KEY: 'bench-key',
+      VIDEO_UPSTREAM_TIMEOUT_MS: '30000',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/health/ready`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await wait(20);
+  }
+  return { child, url, coldStartMs: Date.now() - started };
+}
+
+/** SIGTERM, then wait for the process to exit (graceful shutdown flushes, closes the database). */
+async function stopService(service) {
+  const { child } = service;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+module.exports = { ROOT, wait, freePort, cpuSeconds, peakRssMb, startHelper, cli, startService, stopService };
