@@ -43,6 +43,7 @@ interface SqliteDatabase {
 }
 interface SqliteStatement {
   get(...parameters: unknown[]): unknown[] | undefined;
+  all(...parameters: unknown[]): unknown[][];
 }
 /** The part of a pg pool or client used here. */
 interface PostgresClient {
@@ -66,24 +67,26 @@ function sqliteStatement(database: SqliteDatabase, sql: string): SqliteStatement
 }
 
 /**
- * The first row of a SELECT as an array of its values in select-list order,
+ * The rows of a SELECT, each as an array of its values in select-list order,
  * asked of the driver directly, on the manager's transaction when it has
  * one. Both drivers build a keyed object per row otherwise (53 properties
  * for a node's display row), which costs more than running the query, and
  * TypeORM's query path adds its own per-statement work on top (see
  * docs/decisions.md). Values are the driver's own, as TypeORM would get them.
  */
-async function firstRowValues(manager: EntityManager, sql: string, parameters: unknown[]): Promise<unknown[] | undefined> {
+async function rowValues(manager: EntityManager, sql: string, parameters: unknown[], rows: 'first' | 'all'): Promise<unknown[][]> {
   const { driver } = manager.connection;
   if (driver.options.type === 'better-sqlite3') {
     // One connection serves every query runner, transactions included.
-    return sqliteStatement((driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection, sql).get(...parameters);
+    const statement = sqliteStatement((driver as unknown as { databaseConnection: SqliteDatabase }).databaseConnection, sql);
+    if (rows === 'all') return statement.all(...parameters);
+    const first = statement.get(...parameters);
+    return first ? [first] : [];
   }
   const runner = manager.queryRunner;
   const client: PostgresClient =
     runner && !runner.isReleased ? ((await runner.connect()) as PostgresClient) : (driver as unknown as { master: PostgresClient }).master;
-  const { rows } = await client.query({ text: sql, values: parameters, rowMode: 'array' });
-  return rows[0];
+  return (await client.query({ text: sql, values: parameters, rowMode: 'array' })).rows;
 }
 
 /**
@@ -110,9 +113,18 @@ export class PreparedSelect {
 
   /** The query's first row, or undefined when it found none. */
   async first(manager: EntityManager, parameters: unknown[]): Promise<SelectedRow | undefined> {
+    return (await this.rows(manager, parameters, 'first'))[0];
+  }
+
+  /** Every row of the query. */
+  all(manager: EntityManager, parameters: unknown[]): Promise<SelectedRow[]> {
+    return this.rows(manager, parameters, 'all');
+  }
+
+  private async rows(manager: EntityManager, parameters: unknown[], rows: 'first' | 'all'): Promise<SelectedRow[]> {
     const { sql, offsets } = this.prepared.for(manager.connection);
-    const values = await firstRowValues(manager, sql, parameters);
-    return values && new SelectedRow(manager.connection, this.entities, offsets, values);
+    const values = await rowValues(manager, sql, parameters, rows);
+    return values.map((row) => new SelectedRow(manager.connection, this.entities, offsets, row));
   }
 }
 

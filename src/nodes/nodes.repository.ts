@@ -32,6 +32,10 @@ export class NodesRepository {
   private readonly displayWithRoleQuery = new PreparedSelect(DISPLAY_ENTITIES, (dataSource, selectList) =>
     this.buildDisplayQuery(dataSource, selectList, true),
   );
+  /** The display query for a page of nodes, by id: one parameter holding the list (see byIdList). */
+  private readonly displayManyQuery = new PreparedSelect(DISPLAY_ENTITIES, (dataSource, selectList) =>
+    this.buildDisplayQuery(dataSource, selectList, false, byIdList),
+  );
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
     ['nodeId', 'id'],
@@ -98,14 +102,14 @@ export class NodesRepository {
       .limit(filter.limit)
       .getRawMany<{ id: string }>();
     if (page.length === 0) return [[], Number(total)];
-    const rows = await this.dataSource.manager
-      .createQueryBuilder(NodeEntity, 'node')
-      .leftJoinAndSelect('node.publisher', 'publisher')
-      .leftJoinAndSelect('node.latestVersion', 'latestVersion')
-      .where('node.id IN (:...ids)', { ids: page.map(({ id }) => id) })
-      .getMany();
-    const byId = new Map(rows.map((node) => [node.id, node]));
-    return [page.map(({ id }) => byId.get(id)).filter((node): node is NodeEntity => node !== undefined), Number(total)];
+    const ids = page.map(({ id }) => id);
+    const rows = await this.displayManyQuery.all(this.dataSource.manager, [idListParameter(this.dataSource, ids)]);
+    const byId = new Map<string, NodeEntity>();
+    for (const row of rows) {
+      const node = this.hydrateDisplayRow(row);
+      if (node) byId.set(node.id, node);
+    }
+    return [ids.map((id) => byId.get(id)).filter((node): node is NodeEntity => node !== undefined), Number(total)];
   }
 
   /** The listed nodes a filter selects. The status is a literal so both planners can use the partial catalog index. */
@@ -232,8 +236,8 @@ export class NodesRepository {
     return node;
   }
 
-  /** Parameters in the order they appear (SQLite's are positional): the user, then the node. */
-  private buildDisplayQuery(dataSource: DataSource, selectList: string, withRole: boolean): string {
+  /** Parameters in the order they appear (SQLite's are positional): the user, then the node (or the node list). */
+  private buildDisplayQuery(dataSource: DataSource, selectList: string, withRole: boolean, which: NodeCondition = byNormalizedId): string {
     const { driver } = dataSource;
     const escape = (name: string) => driver.escape(name);
     const column = (alias: string, name: string) => `${escape(alias)}.${escape(name)}`;
@@ -244,6 +248,25 @@ export class NodesRepository {
       ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${column('p', 'id')} = ${column('n', 'publisher_id')}` +
       ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}` +
       (role?.join ?? '');
-    return `${sql} WHERE ${column('n', 'normalized_id')} = ${driver.createParameter('normalizedId', withRole ? 1 : 0)}`;
+    return `${sql} WHERE ${which(dataSource, column, driver.createParameter('node', withRole ? 1 : 0))}`;
   }
+}
+
+/** The WHERE condition of a display query, on the node alias `n`, with its one parameter. */
+type NodeCondition = (dataSource: DataSource, column: (alias: string, name: string) => string, parameter: string) => string;
+
+const byNormalizedId: NodeCondition = (_dataSource, column, parameter) => `${column('n', 'normalized_id')} = ${parameter}`;
+
+/**
+ * Any of a list of node ids, as ONE parameter (idListParameter), so the
+ * statement is the same for every page and stays prepared: an array on
+ * PostgreSQL, a JSON array on SQLite.
+ */
+const byIdList: NodeCondition = (dataSource, column, parameter) =>
+  dataSource.options.type === 'postgres'
+    ? `${column('n', 'id')} = ANY(${parameter}::varchar[])`
+    : `${column('n', 'id')} IN (SELECT value FROM json_each(${parameter}))`;
+
+function idListParameter(dataSource: DataSource, ids: string[]): unknown {
+  return dataSource.options.type === 'postgres' ? ids : JSON.stringify(ids);
 }
