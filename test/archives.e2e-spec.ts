@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { IncomingMessage, request as httpRequest, Server } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { Readable, Stream } from 'node:stream';
 import { Response } from 'supertest';
 import { ArchiveStorage } from '../src/archives/archive-storage';
@@ -14,16 +14,10 @@ import { ArchivesService } from '../src/archives/archives.service';
 import { RawBodyRoutes } from '../src/common/http/raw-body-routes';
 import { TestApp } from './support/test-app';
 import { makeZip } from './support/zip';
+import { filesUnder } from './support/files';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** Every file under `dir`, relative to it (directories left out: an empty tmp/ may stay). */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
-    .sort();
-}
 
 /** Waits for something the server does after its reply (or without one); fails if it never happens. */
 async function eventually(condition: () => boolean, what: string): Promise<void> {

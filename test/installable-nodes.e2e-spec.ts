@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { DownloadCounter } from '../src/nodes/download-counter';
 import { NodeVersionEntity } from '../src/nodes/entities/node-version.entity';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
@@ -11,13 +9,8 @@ import { installNode, publishWithCli, syncCatalog } from './support/registry-cli
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, unique } from './support/test-app';
 import { makeZip } from './support/zip';
+import { filesUnder } from './support/files';
 
-/** Every file under a directory, recursively (the archive store must hold only what was accepted). */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name));
-}
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 

@@ -1,25 +1,19 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { ArchiveTooLargeError, NotAZipError } from './archive-storage';
 import { FilesystemArchiveStorage } from './filesystem-archive-storage';
+import { filesUnder } from '../../test/support/files';
 
 /** Bytes that start like a zip (the store checks only the signature; the e2e suite uses real zips). */
 const zipLike = (rest: string) => Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from(rest)]);
 const EMPTY_ZIP = Buffer.concat([Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(18)]);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** Every file under `dir`, relative to it (directories left out). */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
-    .sort();
-}
 
 /** A stream of `chunks`, one at a time, as a request body arrives. */
 const chunked = (...chunks: Buffer[]) => Readable.from(chunks, { objectMode: false });
