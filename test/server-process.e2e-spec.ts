@@ -42,15 +42,16 @@ describe('The server process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'registry-process-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('logs JSON lines with request id, method, path, status and duration, never a token; stops cleanly on SIGTERM', async () => {
+  it('logs JSON lines with request id, method, path, client address, status and duration, never a token; stops cleanly on SIGTERM', async () => {
     const port = await freePort();
     const database = join(dir, 'db.sqlite');
-    const server = startServer({ PORT: String(port), DATABASE_URL: `sqlite:${database}`, LOG_LEVEL: 'info' });
+    const server = startServer({ PORT: String(port), DATABASE_URL: `sqlite:${database}`, LOG_LEVEL: 'info', TRUST_PROXY: 'loopback' });
     try {
       await waitFor(() => server.output().includes('listening on'));
       const secret = 'nrt_this-token-must-never-be-logged';
       const reply = await fetch(`http://127.0.0.1:${port}/users/me?page=1`, {
-        headers: { Authorization: `Bearer ${secret}`, 'X-Request-Id': 'process-test-1' },
+        // This test is the trusted proxy (loopback): the logged client is the one it names.
+        headers: { Authorization: `Bearer ${secret}`, 'X-Request-Id': 'process-test-1', 'X-Forwarded-For': '203.0.113.7' },
       });
       expect(reply.status).toBe(401);
       await waitFor(() => server.output().includes('process-test-1'));
@@ -63,7 +64,7 @@ describe('The server process', () => {
         .find((entry) => entry.msg === 'request completed');
       expect(line).toMatchObject({
         requestId: 'process-test-1',
-        req: { method: 'GET', path: '/users/me' },
+        req: { method: 'GET', path: '/users/me', remoteAddress: '203.0.113.7' },
         res: { status: 401 },
         durationMs: expect.any(Number),
       });

@@ -1,5 +1,6 @@
 import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { ProxyTrust, parseTrustProxy } from '../common/http/trust-proxy';
 import { DatabaseTarget, parseDatabaseUrl } from '../database/database-url';
 
 /** The HTTP layer under Nest: Express (the default) or Fastify (opt-in, for throughput). */
@@ -106,14 +107,29 @@ export class Environment {
   @Max(600_000)
   REQUEST_TIMEOUT_MS = 60_000;
 
+  /**
+   * The reverse proxies in front of the service (Express `trust proxy` semantics):
+   * `loopback`, a hop count, or a comma-separated list of addresses/CIDRs. Unset:
+   * X-Forwarded-For is ignored, so a client cannot choose its own address.
+   */
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
   /** Parsed form of DATABASE_URL. */
   database!: DatabaseTarget;
+
+  /** Compiled form of TRUST_PROXY, for rate limits and request logs on either adapter. */
+  trustProxy!: ProxyTrust;
 }
 
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   return validateVariables(Environment, raw, {
     DATABASE_URL: (env) => {
       env.database = parseDatabaseUrl(env.DATABASE_URL);
+    },
+    TRUST_PROXY: (env) => {
+      env.trustProxy = parseTrustProxy(env.TRUST_PROXY);
     },
   });
 }
