@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { DataSourceOptions, MigrationInterface } from 'typeorm';
 import { AccessTokenEntity } from '../users/entities/access-token.entity';
 import { CreditLedgerEntryEntity } from '../users/entities/credit-ledger-entry.entity';
+import { CreditReservationEntity } from '../users/entities/credit-reservation.entity';
 import { UserEntity } from '../users/entities/user.entity';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { PublisherMemberEntity } from '../publishers/entities/publisher-member.entity';
@@ -17,6 +18,7 @@ import { VideoTasks1763900000000 } from './migrations/1763900000000-video-tasks'
 import { TaskLifecycle1764000000000 } from './migrations/1764000000000-task-lifecycle';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { InstallableNodes1764100000000 } from './migrations/1764100000000-installable-nodes';
+import { CreditReservations1764200000000 } from './migrations/1764200000000-credit-reservations';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 
@@ -24,6 +26,7 @@ export const ENTITIES = [
   UserEntity,
   AccessTokenEntity,
   CreditLedgerEntryEntity,
+  CreditReservationEntity,
   PublisherEntity,
   PublisherMemberEntity,
   NodeEntity,
@@ -49,6 +52,7 @@ export const MIGRATIONS = [
   VideoTasks1763900000000,
   TaskLifecycle1764000000000,
   InstallableNodes1764100000000,
+  CreditReservations1764200000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */
