@@ -17,6 +17,8 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ PUBLIC_BASE_URL: 'ftp://registry.example.com' })).toThrow(/PUBLIC_BASE_URL/);
     expect(() => validateEnvironment({ TRUST_PROXY: '10.0.0.0/8, proxy.internal' })).toThrow(/TRUST_PROXY/);
     expect(() => validateEnvironment({ TRUST_PROXY: 'loopback,' })).toThrow(/TRUST_PROXY/);
+    expect(() => validateEnvironment({ REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/REDIS_URL/);
+    expect(validateEnvironment({ REDIS_URL: 'redis://127.0.0.1:6379/3' }).REDIS_URL).toBe('redis://127.0.0.1:6379/3');
   });
 
   it('compiles TRUST_PROXY with Express trust-proxy semantics', () => {

@@ -116,6 +116,14 @@ export class Environment {
   @IsString()
   TRUST_PROXY?: string;
 
+  /**
+   * Redis for what several instances share (rate-limit windows, auth-cache
+   * invalidation), e.g. redis://127.0.0.1:6379/0. Unset: kept in process (one instance).
+   */
+  @IsOptional()
+  @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
   /** Parsed form of DATABASE_URL. */
   database!: DatabaseTarget;
 
