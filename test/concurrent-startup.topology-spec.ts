@@ -25,7 +25,7 @@ describeWithPostgres('Several instances starting at the same moment on an empty 
         expect(server.output()).not.toContain('Unable to connect to the database');
       }
       const inspect = await TestDatabase.open(database.url);
-      const runs = (await inspect.dataSource.query('SELECT "name" FROM "migrations" ORDER BY "id"')) as { name: string }[];
+      const runs = await inspect.dataSource.query<{ name: string }[]>('SELECT "name" FROM "migrations" ORDER BY "id"');
       await inspect.close();
       expect(runs.map((run) => run.name)).toEqual(inspect.dataSource.migrations.map((migration) => migration.name));
     } finally {

@@ -30,18 +30,15 @@ export class HealthController {
     return this.health.check([() => ({ upstream: { status: 'up', mode: this.upstream.mode } })]);
   }
 
-  /**
-   * Readiness: the database answers. 503 when it does not. With REDIS_URL,
-   * `redis.connected` says whether Redis is reachable; without it the
-   * instance still serves (rate limits fail open, auth reads the database),
-   * so it stays ready.
-   */
+  /** Readiness: the database answers. 503 when it does not; `redis.connected` reports Redis when REDIS_URL is set. */
   @Get('ready')
   @HealthCheck(HEALTH_CHECK)
   @ApiOkResponse({ type: HealthDto, description: 'Every indicator is up' })
   ready(): Promise<HealthCheckResult> {
     const database = () => this.database.pingCheck('database', { timeout: 2000 });
     if (!this.redis.client) return this.health.check([database]);
+    // Without Redis the instance still serves correctly (rate limits fail open, auth reads the
+    // database), so Redis is reported but never makes it unready (CONTRACT §8).
     return this.health.check([database, () => ({ redis: { status: 'up', connected: this.redis.available } })]);
   }
 }
