@@ -50,6 +50,17 @@ module.exports = {
       transform,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
     },
+    {
+      // Several instances over one database and Redis (CONTRACT §8): `npm run test:topology`, run by
+      // .ci/run with TEST_REDIS_URL (and TEST_DATABASE_URL for the multi-process suite); not part of `npm test`.
+      displayName: 'topology',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.topology-spec.ts'],
+      moduleFileExtensions: ['ts', 'js', 'json'],
+      transform,
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
   ],
   testTimeout: 60000,
 };

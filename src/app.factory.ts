@@ -22,8 +22,9 @@ export interface CreateAppOptions {
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<INestApplication> {
   // The adapter has to exist before Nest does, so it is read here (validated the same way as all configuration).
-  const adapterKind = validateEnvironment(process.env).HTTP_ADAPTER;
-  const app = await NestFactory.create(AppModule.forRoot(options.extensions), await createHttpAdapter(adapterKind), {
+  const environment = validateEnvironment(process.env);
+  const adapter = await createHttpAdapter(environment.HTTP_ADAPTER, environment.trustProxy);
+  const app = await NestFactory.create(AppModule.forRoot(options.extensions), adapter, {
     // Bodies are parsed by JsonBodyMiddleware so parser errors get the contract's error body.
     bodyParser: false,
     bufferLogs: true,

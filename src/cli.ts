@@ -7,6 +7,7 @@ import { strToU8, zipSync } from 'fflate';
 import { parseArgs } from 'node:util';
 import { Principal } from './auth/principal';
 import { RequestBodiesModule } from './common/http/request-bodies.module';
+import { RedisModule } from './common/redis/redis.module';
 import { appConfig, AppConfig, ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { NodesModule } from './nodes/nodes.module';
@@ -20,7 +21,8 @@ import { UsersModule } from './users/users.module';
 import { UsersService } from './users/users.service';
 import { describeValidationErrors } from './common/validation/validation.pipe';
 
-@Module({ imports: [ConfigModule, DatabaseModule.forRoot(), RequestBodiesModule, UsersModule, PublishersModule, NodesModule] })
+// RedisModule: the users feature's token cache listens for revocations (in process, or Redis with REDIS_URL).
+@Module({ imports: [ConfigModule, DatabaseModule.forRoot(), RedisModule, RequestBodiesModule, UsersModule, PublishersModule, NodesModule] })
 class CliModule {}
 
 const USAGE = `usage: npm run cli -- <command>

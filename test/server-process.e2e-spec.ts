@@ -1,56 +1,22 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-interface ServerProcess {
-  child: ChildProcess;
-  output: () => string;
-}
-
-/** Starts src/main.ts as a real process (as `npm start` starts the built file). */
-function startServer(env: Record<string, string>): ServerProcess {
-  let output = '';
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 30000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { freePort, ServerProcess, waitFor } from './support/server-process';
 
 describe('The server process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'registry-process-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('logs JSON lines with request id, method, path, status and duration, never a token; stops cleanly on SIGTERM', async () => {
+  it('logs JSON lines with request id, method, path, client address, status and duration, never a token; stops cleanly on SIGTERM', async () => {
     const port = await freePort();
     const database = join(dir, 'db.sqlite');
-    const server = startServer({ PORT: String(port), DATABASE_URL: `sqlite:${database}`, LOG_LEVEL: 'info' });
+    const server = ServerProcess.start({ PORT: String(port), DATABASE_URL: `sqlite:${database}`, LOG_LEVEL: 'info', TRUST_PROXY: 'loopback' });
     try {
-      await waitFor(() => server.output().includes('listening on'));
+      await server.ready();
       const secret = 'nrt_this-token-must-never-be-logged';
       const reply = await fetch(`http://127.0.0.1:${port}/users/me?page=1`, {
-        headers: { Authorization: `Bearer ${secret}`, 'X-Request-Id': 'process-test-1' },
+        // This test is the trusted proxy (loopback): the logged client is the one it names.
+        headers: { Authorization: `Bearer ${secret}`, 'X-Request-Id': 'process-test-1', 'X-Forwarded-For': '203.0.113.7' },
       });
       expect(reply.status).toBe(401);
       await waitFor(() => server.output().includes('process-test-1'));
@@ -63,7 +29,7 @@ describe('The server process', () => {
         .find((entry) => entry.msg === 'request completed');
       expect(line).toMatchObject({
         requestId: 'process-test-1',
-        req: { method: 'GET', path: '/users/me' },
+        req: { method: 'GET', path: '/users/me', remoteAddress: '203.0.113.7' },
         res: { status: 401 },
         durationMs: expect.any(Number),
       });
@@ -72,7 +38,7 @@ describe('The server process', () => {
       server.child.kill('SIGTERM');
     }
     // Nest closes the app (HTTP server, then the database) and re-raises the signal.
-    const [, signal] = (await once(server.child, 'exit')) as [number | null, string | null];
+    const [, signal] = await server.exited;
     expect(signal).toBe('SIGTERM');
     expect(existsSync(database)).toBe(true);
     // SQLite removes its write-ahead log only when the database is closed cleanly.
@@ -80,8 +46,8 @@ describe('The server process', () => {
   });
 
   it('refuses to start on a bad configuration value, naming the variable', async () => {
-    const server = startServer({ PORT: 'not-a-port', DATABASE_URL: `sqlite:${join(dir, 'bad.sqlite')}` });
-    const [code] = (await once(server.child, 'exit')) as [number | null];
+    const server = ServerProcess.start({ PORT: 'not-a-port', DATABASE_URL: `sqlite:${join(dir, 'bad.sqlite')}` });
+    const [code] = await server.exited;
     expect(code).toBe(1);
     expect(server.output()).toContain('PORT');
   });

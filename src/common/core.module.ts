@@ -4,6 +4,7 @@ import { HttpErrorFilter } from './errors/http-error.filter';
 import { JsonBodyMiddleware } from './http/json-body.middleware';
 import { RequestBodiesModule } from './http/request-bodies.module';
 import { RateLimitModule } from './http/rate-limit.module';
+import { RedisModule } from './redis/redis.module';
 import { RejectUndecodablePathMiddleware } from './http/undecodable-path';
 import { LoggingModule } from './logging/logging.module';
 import { StrictValidationPipe } from './validation/validation.pipe';
@@ -15,7 +16,7 @@ import { StrictValidationPipe } from './validation/validation.pipe';
  */
 @Global()
 @Module({
-  imports: [LoggingModule, RateLimitModule, RequestBodiesModule],
+  imports: [LoggingModule, RedisModule, RateLimitModule, RequestBodiesModule],
   providers: [
     { provide: APP_FILTER, useClass: HttpErrorFilter },
     { provide: APP_PIPE, useClass: StrictValidationPipe },

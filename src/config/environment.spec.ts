@@ -15,6 +15,19 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ HTTP_ADAPTER: 'koa' })).toThrow(/HTTP_ADAPTER/);
     expect(() => validateEnvironment({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
     expect(() => validateEnvironment({ PUBLIC_BASE_URL: 'ftp://registry.example.com' })).toThrow(/PUBLIC_BASE_URL/);
+    expect(() => validateEnvironment({ TRUST_PROXY: '10.0.0.0/8, proxy.internal' })).toThrow(/TRUST_PROXY/);
+    expect(() => validateEnvironment({ TRUST_PROXY: 'loopback,' })).toThrow(/TRUST_PROXY/);
+    expect(() => validateEnvironment({ REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/REDIS_URL/);
+    expect(validateEnvironment({ REDIS_URL: 'redis://127.0.0.1:6379/3' }).REDIS_URL).toBe('redis://127.0.0.1:6379/3');
+  });
+
+  it('compiles TRUST_PROXY with Express trust-proxy semantics', () => {
+    // Unset: no hop is trusted, so X-Forwarded-For never picks the client address.
+    expect(validateEnvironment({}).trustProxy('127.0.0.1', 0)).toBe(false);
+    const hops = validateEnvironment({ TRUST_PROXY: '2' }).trustProxy;
+    expect([hops('203.0.113.1', 0), hops('203.0.113.1', 1), hops('203.0.113.1', 2)]).toEqual([true, true, false]);
+    const list = validateEnvironment({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy;
+    expect([list('127.0.0.1', 0), list('::1', 0), list('10.1.2.3', 1), list('203.0.113.1', 0)]).toEqual([true, true, true, false]);
   });
 
   it('treats empty variables as unset', () => {

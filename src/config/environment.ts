@@ -1,5 +1,6 @@
 import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { ProxyTrust, parseTrustProxy } from '../common/http/trust-proxy';
 import { DatabaseTarget, parseDatabaseUrl } from '../database/database-url';
 
 /** The HTTP layer under Nest: Express (the default) or Fastify (opt-in, for throughput). */
@@ -114,14 +115,37 @@ export class Environment {
   @Max(31_536_000)
   CACHE_MAX_AGE_S = 60;
 
+  /**
+   * The reverse proxies in front of the service (Express `trust proxy` semantics):
+   * `loopback`, a hop count, or a comma-separated list of addresses/CIDRs. Unset:
+   * X-Forwarded-For is ignored, so a client cannot choose its own address.
+   */
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
+  /**
+   * Redis for what several instances share (rate-limit windows, auth-cache
+   * invalidation), e.g. redis://127.0.0.1:6379/0. Unset: kept in process (one instance).
+   */
+  @IsOptional()
+  @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
   /** Parsed form of DATABASE_URL. */
   database!: DatabaseTarget;
+
+  /** Compiled form of TRUST_PROXY, for rate limits and request logs on either adapter. */
+  trustProxy!: ProxyTrust;
 }
 
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   return validateVariables(Environment, raw, {
     DATABASE_URL: (env) => {
       env.database = parseDatabaseUrl(env.DATABASE_URL);
+    },
+    TRUST_PROXY: (env) => {
+      env.trustProxy = parseTrustProxy(env.TRUST_PROXY);
     },
   });
 }

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { DataSourceOptions, MigrationInterface } from 'typeorm';
 import { AccessTokenEntity } from '../users/entities/access-token.entity';
 import { CreditLedgerEntryEntity } from '../users/entities/credit-ledger-entry.entity';
+import { CreditReservationEntity } from '../users/entities/credit-reservation.entity';
 import { UserEntity } from '../users/entities/user.entity';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { PublisherMemberEntity } from '../publishers/entities/publisher-member.entity';
@@ -18,6 +19,7 @@ import { TaskLifecycle1764000000000 } from './migrations/1764000000000-task-life
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { InstallableNodes1764100000000 } from './migrations/1764100000000-installable-nodes';
 import { CatalogSearch1764200000000 } from './migrations/1764200000000-catalog-search';
+import { CreditReservations1764300000000 } from './migrations/1764300000000-credit-reservations';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 
@@ -25,6 +27,7 @@ export const ENTITIES = [
   UserEntity,
   AccessTokenEntity,
   CreditLedgerEntryEntity,
+  CreditReservationEntity,
   PublisherEntity,
   PublisherMemberEntity,
   NodeEntity,
@@ -51,6 +54,7 @@ export const MIGRATIONS = [
   TaskLifecycle1764000000000,
   InstallableNodes1764100000000,
   CatalogSearch1764200000000,
+  CreditReservations1764300000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { appConfig, AppConfig } from '../config/config.module';
 import { buildDataSourceOptions, SchemaExtension } from './database-options';
+import { initializeMigrated } from './migrate';
 import { SigningKeys } from './signing-keys';
 import { TransactionRunner } from './transaction-runner';
 
@@ -21,6 +22,11 @@ export class DatabaseModule {
             retryAttempts: 2,
             retryDelay: 1000,
           }),
+          // Instances starting together on one PostgreSQL database migrate one at a time.
+          dataSourceFactory: (options) => {
+            if (!options) throw new Error('no data source options');
+            return initializeMigrated(options);
+          },
         }),
       ],
       providers: [TransactionRunner, SigningKeys],

@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipRateLimit } from '../common/http/rate-limit.module';
+import { SharedRedis } from '../common/redis/shared-redis';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { UpstreamTarget } from '../video-proxy/upstream/upstream-target';
 import { HealthDto } from './dto/health.dto';
@@ -18,6 +19,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly upstream: UpstreamTarget,
+    private readonly redis: SharedRedis,
   ) {}
 
   /** Liveness: the process is up; says which video upstream is in use (remote or the built-in sandbox). */
@@ -28,11 +30,15 @@ export class HealthController {
     return this.health.check([() => ({ upstream: { status: 'up', mode: this.upstream.mode } })]);
   }
 
-  /** Readiness: the database answers. 503 when it does not. */
+  /** Readiness: the database answers. 503 when it does not; `redis.connected` reports Redis when REDIS_URL is set. */
   @Get('ready')
   @HealthCheck(HEALTH_CHECK)
   @ApiOkResponse({ type: HealthDto, description: 'Every indicator is up' })
   ready(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
+    const database = () => this.database.pingCheck('database', { timeout: 2000 });
+    if (!this.redis.client) return this.health.check([database]);
+    // Without Redis the instance still serves correctly (rate limits fail open, auth reads the
+    // database), so Redis is reported but never makes it unready (CONTRACT §8).
+    return this.health.check([database, () => ({ redis: { status: 'up', connected: this.redis.available } })]);
   }
 }

@@ -1,9 +1,20 @@
 import { HttpException, HttpStatus, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../database/transaction-runner';
 import { BalanceDto } from './dto/user.dto';
 import { LedgerKind } from './entities/credit-ledger-entry.entity';
-import { UsersRepository } from './users.repository';
+import { OpenReservation, UsersRepository } from './users.repository';
+
+/** Credits taken by `reserve`; `id` is null when there was nothing to take (a free request). */
+export interface Reservation {
+  id: string | null;
+  userId: string;
+  amount: number;
+}
+
+/** How many interrupted reservations one sweep releases at most; the next sweep takes the rest. */
+const SWEEP_BATCH = 100;
 
 /**
  * Every movement of a user's credits, each recorded in the ledger atomically
@@ -37,34 +48,74 @@ export class CreditsService {
    * queued behind them (docs/decisions.md). Its created_at is taken before
    * the statement waits for the lock, so it may precede, by that wait, the
    * created_at of an entry with a smaller id; entries are ordered by id.
+   *
+   * The reservation is recorded as an open row with it (same statement or
+   * transaction), so that if this process dies before settling or releasing
+   * it, `releaseInterrupted` on any instance gives the credits back.
    */
-  async reserve(userId: string, amount: number): Promise<void> {
-    if (amount === 0) return;
+  async reserve(userId: string, amount: number, idempotencyKey: string | null = null): Promise<Reservation> {
+    if (amount === 0) return { id: null, userId, amount };
+    const reservation = { id: randomUUID(), userId, amount, idempotencyKey, createdAt: new Date() };
     const balance = this.tx.isPostgres
-      ? await this.users.reserveInOneStatement(userId, amount, new Date())
+      ? await this.users.reserveInOneStatement(reservation)
       : await this.tx.run(async (manager) => {
           const after = await this.users.takeCreditsIfAvailable(manager, userId, amount);
-          if (after !== null) await this.record(manager, userId, 'reserve', -amount, null, after);
+          if (after !== null) {
+            await this.users.insertReservation(manager, reservation);
+            await this.record(manager, userId, 'reserve', -amount, null, after);
+          }
           return after;
         });
     if (balance === null) {
       const short = (await this.users.findById(userId))?.credits ?? 0;
       throw new HttpException(`not enough credits: this request needs ${amount}, the balance is ${short}`, HttpStatus.PAYMENT_REQUIRED);
     }
+    return reservation;
   }
 
-  /** Gives back a reservation whose work never started. */
-  async release(userId: string, amount: number): Promise<void> {
-    if (amount === 0) return;
-    await this.tx.run((manager) => this.move(manager, userId, 'release', amount, null));
+  /** Gives back a reservation whose work never started (a no-op if the recovery sweep already did). */
+  async release(reservation: Reservation): Promise<void> {
+    const { id } = reservation;
+    if (id === null) return;
+    await this.tx.run((manager) => this.closeAndRelease(manager, id));
+  }
+
+  /**
+   * Releases reservations opened before `cutoff` and still open: their
+   * request can no longer be running, so its process died (CONTRACT §8).
+   * Each is released in a transaction of its own that first deletes its row,
+   * so with several instances sweeping at once each is released exactly once;
+   * `alsoDo` runs in that transaction (the video proxy frees the request's
+   * Idempotency-Key there). Returns what was released.
+   */
+  async releaseInterrupted(
+    cutoff: Date,
+    alsoDo: (manager: EntityManager, released: OpenReservation) => Promise<void>,
+  ): Promise<OpenReservation[]> {
+    const released: OpenReservation[] = [];
+    for (const id of await this.users.reservationsOpenedBefore(cutoff, SWEEP_BATCH)) {
+      const reservation = await this.tx.run(async (manager) => {
+        const closed = await this.closeAndRelease(manager, id);
+        if (closed) await alsoDo(manager, closed);
+        return closed;
+      });
+      if (reservation) released.push(reservation);
+    }
+    return released;
   }
 
   /**
    * Settles a reservation to the actual cost, inside the caller's transaction.
    * A cost above the reservation is taken only as far as the balance goes: the
-   * balance never turns negative.
+   * balance never turns negative. Throws if the reservation was already
+   * released (by the recovery sweep, after this request outlived its deadline):
+   * its credits are back, so there is nothing left to settle against.
    */
-  async settle(manager: EntityManager, userId: string, reserved: number, actual: number, taskId: string): Promise<number> {
+  async settle(manager: EntityManager, reservation: Reservation, actual: number, taskId: string): Promise<number> {
+    const { userId, amount: reserved } = reservation;
+    if (reservation.id !== null && !(await this.users.closeReservation(manager, reservation.id))) {
+      throw new Error(`reservation ${reservation.id} was already released`);
+    }
     // The estimate was right (the usual case): nothing moves, so the user's row is neither read nor
     // locked. On PostgreSQL that lock would serialise all of one user's concurrent creates once more.
     if (actual === reserved) return actual;
@@ -78,6 +129,13 @@ export class CreditsService {
   /** Gives a failed task's credits back, inside the caller's transaction (which guards "exactly once"). */
   async refund(manager: EntityManager, userId: string, amount: number, taskId: string): Promise<void> {
     await this.move(manager, userId, 'refund', amount, taskId);
+  }
+
+  /** Deletes the reservation's row and, if this call is the one that deleted it, gives its credits back. */
+  private async closeAndRelease(manager: EntityManager, id: string): Promise<OpenReservation | null> {
+    const closed = await this.users.closeReservation(manager, id);
+    if (closed) await this.move(manager, closed.userId, 'release', closed.amount, null);
+    return closed;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TokenCache } from '../auth/token-cache';
 import { AdminUsersController } from './admin-users.controller';
 import { CreditsService } from './credits.service';
 import { UsersController } from './users.controller';
@@ -7,7 +8,7 @@ import { UsersService } from './users.service';
 
 @Module({
   controllers: [UsersController, AdminUsersController],
-  providers: [UsersService, CreditsService, UsersRepository],
+  providers: [UsersService, CreditsService, UsersRepository, TokenCache],
   exports: [UsersService, CreditsService],
 })
 export class UsersModule {}

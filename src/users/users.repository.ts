@@ -1,20 +1,37 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
+import { DataSource, EntityManager, FindOneOptions, IsNull, LessThan } from 'typeorm';
 import { PreparedFindOne, PreparedInsert, PreparedUpdate, queryRows } from '../database/prepared-statements';
 import { AccessTokenEntity } from './entities/access-token.entity';
 import { CreditLedgerEntryEntity } from './entities/credit-ledger-entry.entity';
+import { CreditReservationEntity } from './entities/credit-reservation.entity';
 import { UserEntity } from './entities/user.entity';
 
 /** SQLite. Parameters: amount, user id, amount (a `?` cannot be referred to twice). */
 const TAKE_CREDITS_ON_SQLITE = 'UPDATE "users" SET "credits" = "credits" - ? WHERE "id" = ? AND "credits" >= ? RETURNING "credits"';
 
-/** PostgreSQL: that UPDATE and the reservation's ledger entry in one statement. Parameters: amount, user id, created at. */
+/**
+ * PostgreSQL: that UPDATE, the reservation's row and its ledger entry in one
+ * statement. Parameters: amount, user id, created at, reservation id, idempotency key.
+ */
 const RESERVE_ON_POSTGRES = `WITH taken AS (
   UPDATE "users" SET "credits" = "credits" - $1 WHERE "id" = $2 AND "credits" >= $1 RETURNING "credits"
+), held AS (
+  INSERT INTO "credit_reservations" ("id", "user_id", "amount", "idempotency_key", "created_at")
+  SELECT $4, $2, $1, $5::varchar, $3::timestamptz FROM taken
 )
 INSERT INTO "credit_ledger" ("user_id", "kind", "amount", "balance_after", "task_id", "created_at")
 SELECT $2, 'reserve', -$1, "credits", NULL, $3::timestamptz FROM taken
 RETURNING "balance_after"`;
+
+/** Closes a reservation; only the caller that gets its row back may move its credits. Parameter: reservation id. */
+const CLOSE_RESERVATION = (parameter: string) =>
+  `DELETE FROM "credit_reservations" WHERE "id" = ${parameter} RETURNING "id", "user_id", "amount", "idempotency_key"`;
+const CLOSE_RESERVATION_ON = { postgres: CLOSE_RESERVATION('$1'), sqlite: CLOSE_RESERVATION('?') };
+
+type ReservationRow = { id: string; user_id: string; amount: number; idempotency_key: string | null };
+
+/** An open reservation: what was taken from whom, and for which Idempotency-Key (if any). */
+export type OpenReservation = Omit<CreditReservationEntity, 'createdAt'>;
 
 /** Data access for the user aggregate: the user, its tokens and its credit ledger. */
 @Injectable()
@@ -22,6 +39,7 @@ export class UsersRepository {
   private readonly userById = new PreparedFindOne(UserEntity, [['id']]);
   private readonly userUpdate = new PreparedUpdate(UserEntity, ['id']);
   private readonly ledgerInsert = new PreparedInsert(CreditLedgerEntryEntity);
+  private readonly reservationInsert = new PreparedInsert(CreditReservationEntity);
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -54,9 +72,44 @@ export class UsersRepository {
    * only until that statement commits (see CreditsService.reserve). Returns
    * the balance after, or null when it did not cover the amount.
    */
-  async reserveInOneStatement(userId: string, amount: number, createdAt: Date): Promise<number | null> {
-    const rows = await queryRows<{ balance_after: number }>(this.dataSource.manager, RESERVE_ON_POSTGRES, [amount, userId, createdAt]);
+  async reserveInOneStatement(reservation: CreditReservationEntity): Promise<number | null> {
+    const { amount, userId, createdAt, id, idempotencyKey } = reservation;
+    const rows = await queryRows<{ balance_after: number }>(this.dataSource.manager, RESERVE_ON_POSTGRES, [
+      amount,
+      userId,
+      createdAt,
+      id,
+      idempotencyKey,
+    ]);
     return rows.length === 1 ? rows[0].balance_after : null;
+  }
+
+  /** SQLite: records an open reservation, in the transaction that took its credits. */
+  insertReservation(manager: EntityManager, reservation: CreditReservationEntity): Promise<void> {
+    return this.reservationInsert.run(manager, reservation);
+  }
+
+  /**
+   * Deletes an open reservation and returns it, or null when it is already
+   * closed (settled, released, or released by the recovery sweep). The DELETE
+   * is the claim: on PostgreSQL a racing second DELETE waits for the first to
+   * commit and then finds no row; on SQLite writers are serialised.
+   */
+  async closeReservation(manager: EntityManager, id: string): Promise<OpenReservation | null> {
+    const sql = this.dataSource.driver.options.type === 'postgres' ? CLOSE_RESERVATION_ON.postgres : CLOSE_RESERVATION_ON.sqlite;
+    const [row] = await queryRows<ReservationRow>(manager, sql, [id]);
+    return row ? { id: row.id, userId: row.user_id, amount: row.amount, idempotencyKey: row.idempotency_key } : null;
+  }
+
+  /** Ids of reservations opened before `cutoff`, oldest first. */
+  async reservationsOpenedBefore(cutoff: Date, limit: number): Promise<string[]> {
+    const rows = await this.dataSource.manager.find(CreditReservationEntity, {
+      select: { id: true },
+      where: { createdAt: LessThan(cutoff) },
+      order: { createdAt: 'ASC' },
+      take: limit,
+    });
+    return rows.map((row) => row.id);
   }
 
   /** Sets the webhook secret only if there is none yet; returns the secret in force. */

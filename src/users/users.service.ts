@@ -14,11 +14,10 @@ import { UsersRepository } from './users.repository';
 
 @Injectable()
 export class UsersService {
-  private readonly tokenCache = new TokenCache();
-
   constructor(
     private readonly users: UsersRepository,
     private readonly tx: TransactionRunner,
+    private readonly tokenCache: TokenCache,
   ) {}
 
   /** The principal behind a bearer token, or null when the token is unknown or revoked. */
@@ -87,7 +86,7 @@ export class UsersService {
     if (!revokedHash) {
       throw new NotFoundException(`token '${tokenId}' not found`);
     }
-    this.tokenCache.evict(revokedHash);
+    await this.tokenCache.evict(revokedHash);
   }
 
   /** The secret that signs the user's task callbacks, created on first use. */

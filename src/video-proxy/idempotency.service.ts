@@ -82,6 +82,14 @@ export class IdempotencyService {
     await this.tx.run((manager) => manager.delete(IdempotencyKeyEntity, { userId, key, state: 'in_flight' }));
   }
 
+  /**
+   * Frees the key of a request whose process died (its reservation released
+   * by the recovery sweep), in the sweep's transaction, so a retry runs anew.
+   */
+  async releaseInterrupted(manager: EntityManager, userId: string, key: string): Promise<void> {
+    await manager.delete(IdempotencyKeyEntity, { userId, key, state: 'in_flight' });
+  }
+
   private find(manager: EntityManager, userId: string, key: string) {
     return manager.findOne(IdempotencyKeyEntity, { where: { userId, key } });
   }

@@ -9,6 +9,7 @@ import { UPSTREAM_CALLBACK_PATH, UpstreamCallbackUrl } from './callbacks/upstrea
 import { UpstreamCallbacksController } from './callbacks/upstream-callbacks.controller';
 import { UpstreamCallbacksService } from './callbacks/upstream-callbacks.service';
 import { IdempotencyService } from './idempotency.service';
+import { ReservationRecovery } from './reservation-recovery';
 import { VideoTasksController } from './video-tasks.controller';
 import { VideoTasksService } from './video-tasks.service';
 import { upstreamHttpOptions } from './upstream/upstream-http';
@@ -36,6 +37,7 @@ export const VIDEO_BODY_LIMIT = '48mb';
     VideoTasksRepository,
     CallbackOutbox,
     CallbackDeliveryWorker,
+    ReservationRecovery,
   ],
   exports: [UpstreamTarget],
 })

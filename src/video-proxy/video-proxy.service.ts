@@ -1,7 +1,7 @@
 import { BadGatewayException, BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
-import { CreditsService } from '../users/credits.service';
+import { CreditsService, Reservation } from '../users/credits.service';
 import { namesNonPublicHost } from './callbacks/callback-address';
 import { UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
 import { CreateVideoTaskDto } from './dto/create-video-task.dto';
@@ -41,7 +41,7 @@ export class VideoProxyService {
       return replay as unknown as VideoTaskReplyDto;
     }
     try {
-      const reply = await this.forward(caller, request);
+      const reply = await this.forward(caller, request, idempotencyKey);
       await this.idempotency.complete(caller.id, idempotencyKey, reply);
       return reply;
     } catch (error) {
@@ -77,19 +77,21 @@ export class VideoProxyService {
   /**
    * Reserve the estimated cost, create the task upstream, then settle to the
    * upstream's figure and store the task in one transaction. Any failure
-   * before the task exists releases the reservation: nothing is charged.
+   * before the task exists releases the reservation: nothing is charged. If
+   * the process dies meanwhile, the recovery sweep releases it and frees the
+   * Idempotency-Key (ReservationRecovery).
    */
-  private async forward(caller: Principal, request: VideoRequest): Promise<VideoTaskReplyDto> {
-    const reserved = estimateCredits(request, this.config.prices, this.config.VIDEO_OFF_PEAK_PERCENT);
-    await this.credits.reserve(caller.id, reserved);
+  private async forward(caller: Principal, request: VideoRequest, idempotencyKey?: string): Promise<VideoTaskReplyDto> {
+    const estimate = estimateCredits(request, this.config.prices, this.config.VIDEO_OFF_PEAK_PERCENT);
+    const reservation = await this.credits.reserve(caller.id, estimate, idempotencyKey ?? null);
     let reply: VideoTaskReplyDto;
     try {
       reply = await this.upstream.createTask(this.upstreamBody(request));
     } catch (error) {
-      await this.credits.release(caller.id, reserved);
+      await this.credits.release(reservation);
       throw error;
     }
-    const charged = await this.settleAndStore(caller, request, reply, reserved);
+    const charged = await this.settleAndStore(caller, request, reply, reservation);
     return { ...reply, credits: charged };
   }
 
@@ -99,10 +101,10 @@ export class VideoProxyService {
    * nothing was stored and the reservation is released: the client is not
    * charged for a task this service cannot show them.
    */
-  private async settleAndStore(caller: Principal, request: VideoRequest, reply: VideoTaskReplyDto, reserved: number): Promise<number> {
+  private async settleAndStore(caller: Principal, request: VideoRequest, reply: VideoTaskReplyDto, reservation: Reservation): Promise<number> {
     try {
       return await this.tx.run(async (manager) => {
-        const settled = await this.credits.settle(manager, caller.id, reserved, reply.credits, reply.task_id);
+        const settled = await this.credits.settle(manager, reservation, reply.credits, reply.task_id);
         const failedAlready = reply.state === 'failed';
         const now = new Date();
         await this.tasks.insert(manager, {
@@ -127,7 +129,7 @@ export class VideoProxyService {
         return settled;
       });
     } catch (error) {
-      await this.credits.release(caller.id, reserved);
+      await this.credits.release(reservation);
       this.logger.error({ err: error, taskId: reply.task_id, userId: caller.id }, 'could not store an upstream task; reservation released');
       throw new BadGatewayException('the video service’s reply could not be recorded; nothing was charged');
     }

@@ -55,6 +55,28 @@ export class VideoEnvironment {
   @Max(600_000)
   CALLBACK_RETRY_BASE_MS = 1000;
 
+  /**
+   * How long past VIDEO_UPSTREAM_TIMEOUT_MS an open reservation must be before
+   * the recovery sweep takes its create for dead: room for the transactions
+   * around the upstream call and for clocks that differ between instances.
+   * With the sweep interval (both at most 30 s), a reservation is released
+   * within VIDEO_UPSTREAM_TIMEOUT_MS + 60 s (CONTRACT §8).
+   */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1000)
+  @Max(30_000)
+  VIDEO_RESERVATION_GRACE_MS = 15_000;
+
+  /** How often every instance sweeps for reservations of interrupted creates (and once at startup). */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(30_000)
+  VIDEO_RECOVERY_SWEEP_MS = 15_000;
+
   /** Parsed form of VIDEO_PRICE_TABLE. */
   prices!: PriceTable;
 }

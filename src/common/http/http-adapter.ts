@@ -7,6 +7,7 @@ import { HttpAdapterKind } from '../../config/environment';
 import { rawErrorReply } from '../errors/http-error.filter';
 import { replyEtag } from './http-caching';
 import { requestIdOf } from './request-id';
+import { ProxyTrust } from './trust-proxy';
 import { markUndecodablePath } from './undecodable-path';
 
 /** The methods Fastify would otherwise run its own body parsing for. */
@@ -41,19 +42,21 @@ const FASTIFY_OPTIONS: FastifyServerOptions = {
  * (HTTP_ADAPTER=fastify) because its request path costs a fraction of
  * Express's (see the README's benchmark). Both run the same modules,
  * middleware, guards, pipes and filter, and the whole e2e suite runs on both.
- * Each adapter is loaded only when chosen.
+ * Each adapter is loaded only when chosen. Both get the same compiled
+ * TRUST_PROXY function, so `req.ip` means the same on either.
  */
-export async function createHttpAdapter(kind: HttpAdapterKind): Promise<AbstractHttpAdapter> {
+export async function createHttpAdapter(kind: HttpAdapterKind, trustProxy: ProxyTrust): Promise<AbstractHttpAdapter> {
   if (kind === 'express') {
     const { ExpressAdapter } = await import('@nestjs/platform-express');
     const adapter = new ExpressAdapter();
     adapter.disable('x-powered-by');
     // Express's own ETag and 304 handling, with the tag function the Fastify hook below uses too.
     adapter.set('etag', (body: string | Buffer) => replyEtag(body));
+    adapter.set('trust proxy', trustProxy);
     return adapter;
   }
   const { FastifyAdapter } = await import('@nestjs/platform-fastify');
-  const adapter = new FastifyAdapter(FASTIFY_OPTIONS);
+  const adapter = new FastifyAdapter({ ...FASTIFY_OPTIONS, trustProxy });
   // JsonBodyMiddleware has already parsed (or refused) the body with the same
   // rules as on Express; Fastify's own parsers would apply different ones. So
   // to Fastify no method has a body: that skips its content-type stage, whose

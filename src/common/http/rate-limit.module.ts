@@ -4,6 +4,8 @@ import { SkipThrottle, ThrottlerGuard, ThrottlerLimitDetail, ThrottlerModule } f
 import { hashToken } from '../../auth/token-hash';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { TooManyRequestsException } from '../errors/too-many-requests.exception';
+import { FailOpenThrottlerStorage } from '../redis/fail-open-throttler-storage';
+import { SharedRedis } from '../redis/shared-redis';
 import { HttpRequest } from './http-request';
 
 const THROTTLERS = { ip: 'ip', token: 'token' } as const;
@@ -30,16 +32,18 @@ export class RateLimitGuard extends ThrottlerGuard {
 /**
  * Two windows of THROTTLE_LIMIT requests per THROTTLE_TTL_S: one per client
  * IP, one per bearer token (tracked by its hash, never the token itself).
- * THROTTLE_LIMIT=0 turns both off.
+ * THROTTLE_LIMIT=0 turns both off. With REDIS_URL the windows live in Redis,
+ * shared by every instance; otherwise in this process.
  */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      inject: [appConfig.KEY],
-      useFactory: (config: AppConfig) => {
+      inject: [appConfig.KEY, SharedRedis],
+      useFactory: (config: AppConfig, redis: SharedRedis) => {
         const window = { ttl: config.THROTTLE_TTL_S * 1000, limit: config.THROTTLE_LIMIT };
         const disabled = config.THROTTLE_LIMIT === 0;
         return {
+          storage: redis.client ? new FailOpenThrottlerStorage(redis.client, redis) : undefined,
           setHeaders: false,
           skipIf: () => disabled,
           // One window per client across all routes (the default key is per route).

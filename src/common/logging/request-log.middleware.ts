@@ -1,14 +1,16 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Level, Logger as Pino } from 'pino';
+import { appConfig, AppConfig } from '../../config/config.module';
 import { requestIdOf } from '../http/request-id';
+import { clientAddress } from '../http/trust-proxy';
 import { ROOT_LOGGER } from './app-logger';
 
 type LoggedRequest = IncomingMessage & { originalUrl?: string };
 
 /**
  * One line per request when its reply is done: request id, method, path,
- * status and duration. Never headers, so never a token or a cookie. Lines
+ * client address (through TRUST_PROXY's proxies), status and duration. Never headers, so never a token or a cookie. Lines
  * written while the request runs carry their own identifiers (the error
  * filter adds the request id); there is deliberately no per-request logger
  * context: on Node 20 the AsyncLocalStorage it needs costs about a third of
@@ -16,11 +18,16 @@ type LoggedRequest = IncomingMessage & { originalUrl?: string };
  */
 @Injectable()
 export class RequestLogMiddleware implements NestMiddleware {
-  constructor(@Inject(ROOT_LOGGER) private readonly pino: Pino) {}
+  constructor(
+    @Inject(ROOT_LOGGER) private readonly pino: Pino,
+    @Inject(appConfig.KEY) private readonly config: AppConfig,
+  ) {}
 
   use(req: LoggedRequest, res: ServerResponse, next: () => void): void {
     const started = performance.now();
     const requestId = requestIdOf(req, res);
+    // Read now: once the connection has closed, the socket no longer knows its peer.
+    const remoteAddress = clientAddress(req, this.config.trustProxy);
     res.once('close', () => {
       // Closed before the reply was sent: the client went away, and there is no status to report.
       const aborted = !res.writableFinished;
@@ -30,7 +37,11 @@ export class RequestLogMiddleware implements NestMiddleware {
       this.pino[level](
         {
           requestId,
-          req: { method: req.method, path: (req.originalUrl ?? req.url ?? '').split('?')[0] },
+          req: {
+            method: req.method,
+            path: (req.originalUrl ?? req.url ?? '').split('?')[0],
+            remoteAddress,
+          },
           ...(aborted ? {} : { res: { status } }),
           durationMs: Math.round(performance.now() - started),
         },

@@ -1,0 +1,68 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { CreditsService } from '../users/credits.service';
+import { IdempotencyService } from './idempotency.service';
+import { videoConfig, VideoConfig } from './video.config';
+
+/**
+ * Crash recovery for creates (CONTRACT §8). A live create settles or releases
+ * its reservation within VIDEO_UPSTREAM_TIMEOUT_MS (the upstream call's own
+ * deadline) plus a few statements; one still open after that plus
+ * VIDEO_RESERVATION_GRACE_MS belongs to a process that died. Every instance
+ * sweeps at startup and every VIDEO_RECOVERY_SWEEP_MS, releasing those
+ * (ledger `release`) and freeing their Idempotency-Key, so a retry with the
+ * same key runs anew. Instances may sweep at the same moment: each
+ * reservation is released by whichever deletes its row first
+ * (CreditsService.releaseInterrupted).
+ */
+@Injectable()
+export class ReservationRecovery implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(ReservationRecovery.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly credits: CreditsService,
+    private readonly idempotency: IdempotencyService,
+    @Inject(videoConfig.KEY) private readonly config: VideoConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.run();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Releases the reservations of interrupted creates; returns how many this call released. */
+  async sweep(now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.config.VIDEO_UPSTREAM_TIMEOUT_MS - this.config.VIDEO_RESERVATION_GRACE_MS);
+    const released = await this.credits.releaseInterrupted(cutoff, async (manager, reservation) => {
+      if (reservation.idempotencyKey !== null) {
+        await this.idempotency.releaseInterrupted(manager, reservation.userId, reservation.idempotencyKey);
+      }
+    });
+    for (const { id, userId, amount, idempotencyKey } of released) {
+      this.logger.warn(
+        { reservationId: id, userId, amount, idempotencyKey },
+        'released the credit reservation of a create that was interrupted (its process stopped before finishing it)',
+      );
+    }
+    return released.length;
+  }
+
+  private run(): void {
+    if (this.stopped) return;
+    this.running = this.sweep()
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.error({ err: error }, 'reservation recovery sweep failed; retried at the next'))
+      .finally(() => {
+        if (this.stopped) return;
+        this.timer = setTimeout(() => this.run(), this.config.VIDEO_RECOVERY_SWEEP_MS);
+        this.timer.unref();
+      });
+  }
+}

@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreditsService } from '../src/users/credits.service';
+import { CreditReservationEntity } from '../src/users/entities/credit-reservation.entity';
+import { IdempotencyKeyEntity } from '../src/video-proxy/entities/idempotency-key.entity';
+import { ReservationRecovery } from '../src/video-proxy/reservation-recovery';
+import { FakeUpstream } from './support/fake-upstream';
+import { freePort, ServerProcess, TestDatabase, waitFor } from './support/server-process';
+import { TestApp } from './support/test-app';
+
+/**
+ * CONTRACT §8, crash recovery: a create interrupted by the death of its
+ * process (SIGKILL while it waits on the upstream) has its reservation
+ * released by the next live instance, the ledger says so, and its
+ * Idempotency-Key runs anew. On SQLite (a file), or on TEST_DATABASE_URL.
+ */
+describe('Crash recovery of interrupted creates', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'registry-crash-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const create = { model: 'videoq2-turbo', prompt: 'a lighthouse in a storm', duration: 4, images: ['https://example.com/a.png'] };
+  const ESTIMATE = 20; // videoq2-turbo: 5 credits a second, 4 s
+
+  it('SIGKILL mid-create, restart: the reservation is released once, the ledger explains it, the same key then charges once', async () => {
+    const upstream = await FakeUpstream.start();
+    const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'crash.sqlite')}`;
+    const database = await TestDatabase.open(databaseUrl);
+    const env = {
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'info',
+      THROTTLE_LIMIT: '0',
+      STORAGE_DIR: join(dir, 'archives'),
+      VIDEO_UPSTREAM_URL: upstream.url,
+      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
+      VIDEO_UPSTREAM_TIMEOUT_MS: '4000',
+      VIDEO_RESERVATION_GRACE_MS: '1000',
+      VIDEO_RECOVERY_SWEEP_MS: '500',
+    };
+    let server = ServerProcess.start({ ...env, PORT: String(await freePort()) });
+    try {
+      const user = await database.seedUser(1000);
+      await server.ready();
+      const send = (target: ServerProcess) =>
+        fetch(`${target.url}/proxy/video/reference2video`, {
+          method: 'POST',
+          headers: { ...user.auth, 'Content-Type': 'application/json', 'Idempotency-Key': 'crash-order-1' },
+          body: JSON.stringify(create),
+        });
+
+      // The upstream holds the create (longer than the proxy's deadline), and the process dies while it waits.
+      upstream.respondNext({ delayMs: 3000, dropConnection: true });
+      const interrupted = send(server);
+      interrupted.catch(() => undefined);
+      await waitFor(() => upstream.requests.length === 1, 30000, 'the create to reach the upstream');
+      await server.stop('SIGKILL');
+      await expect(interrupted).rejects.toThrow('fetch failed');
+      // What the issue saw: the reservation held, and nothing after it.
+      expect(await database.balance(user.id)).toBe(1000 - ESTIMATE);
+      expect((await database.ledger(user.id)).map((entry) => entry.kind)).toEqual(['grant', 'reserve']);
+
+      server = ServerProcess.start({ ...env, PORT: String(await freePort()) });
+      await server.ready();
+      await waitFor(async () => (await database.balance(user.id)) === 1000, 30000, 'the reservation to be released');
+      const ledger = await database.ledger(user.id);
+      expect(ledger.map(({ kind, amount, balanceAfter }) => ({ kind, amount, balanceAfter }))).toEqual([
+        { kind: 'grant', amount: 1000, balanceAfter: 1000 },
+        { kind: 'reserve', amount: -ESTIMATE, balanceAfter: 1000 - ESTIMATE },
+        { kind: 'release', amount: ESTIMATE, balanceAfter: 1000 },
+      ]);
+      await waitFor(() => server.output().includes('interrupted'), 10000, 'the release to be logged');
+      const logged = server.logLines().find((line) => String(line.msg).includes('interrupted'));
+      expect(logged).toMatchObject({ userId: user.id, amount: ESTIMATE, idempotencyKey: 'crash-order-1' });
+
+      // The key was freed: the retry runs anew, and a second retry replays it. Charged once.
+      upstream.credits = ESTIMATE;
+      const retried = await send(server);
+      expect(retried.status).toBe(200);
+      const task = (await retried.json()) as { task_id: string; credits: number };
+      expect(task.credits).toBe(ESTIMATE);
+      const replayed = await send(server);
+      expect(replayed.status).toBe(200);
+      expect(((await replayed.json()) as { task_id: string }).task_id).toBe(task.task_id);
+      expect(upstream.requests).toHaveLength(2);
+      expect(await database.balance(user.id)).toBe(1000 - ESTIMATE);
+      expect((await database.ledger(user.id)).map((entry) => entry.kind)).toEqual(['grant', 'reserve', 'release', 'reserve']);
+    } finally {
+      await server.stop();
+      await database.close();
+      await upstream.close();
+    }
+  });
+
+  it('sweeps racing each other release an interrupted reservation exactly once, and free its key in the same step', async () => {
+    // Long sweep interval: only the sweeps this test starts run.
+    const t = await TestApp.start({ VIDEO_RECOVERY_SWEEP_MS: '30000', VIDEO_UPSTREAM_TIMEOUT_MS: '1000', VIDEO_RESERVATION_GRACE_MS: '1000' });
+    try {
+      const user = await t.createUser({ credits: 100 });
+      const manager = t.dataSource.manager;
+      const old = new Date(Date.now() - 60_000);
+      const interrupted = await t.app.get(CreditsService).reserve(user.id, 30, 'race-key');
+      const live = await t.app.get(CreditsService).reserve(user.id, 5, 'live-key');
+      await manager.update(CreditReservationEntity, { id: interrupted.id }, { createdAt: old });
+      await manager.insert(IdempotencyKeyEntity, [
+        { id: 'k1', userId: user.id, key: 'race-key', requestHash: 'x', state: 'in_flight', reply: null, createdAt: old },
+        { id: 'k2', userId: user.id, key: 'live-key', requestHash: 'y', state: 'in_flight', reply: null, createdAt: new Date() },
+      ]);
+
+      const recovery = t.app.get(ReservationRecovery);
+      const released = await Promise.all([1, 2, 3, 4, 5].map(() => recovery.sweep()));
+      expect(released.reduce((sum, n) => sum + n, 0)).toBe(1);
+
+      const ledger = (await t.http.get('/users/me/ledger').set(user.auth).expect(200)).body.entries as { kind: string; amount: number; balance_after: number }[];
+      expect(ledger.filter((entry) => entry.kind === 'release')).toEqual([expect.objectContaining({ amount: 30 })]);
+      expect(ledger[0].balance_after).toBe(95);
+      expect((await manager.findBy(IdempotencyKeyEntity, { userId: user.id })).map((key) => key.key)).toEqual(['live-key']);
+      // The live create's reservation is untouched, and it can still be settled.
+      expect((await manager.findBy(CreditReservationEntity, { userId: user.id })).map((row) => row.id)).toEqual([live.id]);
+    } finally {
+      await t.close();
+    }
+  });
+});

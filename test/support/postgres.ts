@@ -1,0 +1,17 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A fresh, empty PostgreSQL database on the server TEST_DATABASE_URL names
+ * (made and dropped with .ci/pg-database.js), or null when no PostgreSQL is
+ * given: suites that need one are then skipped.
+ */
+export function freshPostgresDatabase(prefix: string): { url: string; drop: () => void } | null {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base?.startsWith('postgres')) return null;
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  execFileSync(process.execPath, ['.ci/pg-database.js', 'create', name]);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => execFileSync(process.execPath, ['.ci/pg-database.js', 'drop', name]) };
+}
