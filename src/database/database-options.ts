@@ -17,6 +17,7 @@ import { VideoTasks1763900000000 } from './migrations/1763900000000-video-tasks'
 import { TaskLifecycle1764000000000 } from './migrations/1764000000000-task-lifecycle';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { InstallableNodes1764100000000 } from './migrations/1764100000000-installable-nodes';
+import { IdempotentTaskLink1764200000000 } from './migrations/1764200000000-idempotent-task-link';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 
@@ -49,6 +50,7 @@ export const MIGRATIONS = [
   VideoTasks1763900000000,
   TaskLifecycle1764000000000,
   InstallableNodes1764100000000,
+  IdempotentTaskLink1764200000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */
