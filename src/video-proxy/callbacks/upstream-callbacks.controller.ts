@@ -3,8 +3,11 @@ import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdapterRequest, HttpRequest, nodeRequest } from '../../common/http/http-request';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
 import { UpstreamCallbacksService } from './upstream-callbacks.service';
+import { Public } from '../../auth/authenticated.decorator';
 
 @ApiTags('video')
+// The upstream's signature is the credential (checked by the service before the body is read).
+@Public()
 @Controller('proxy/video/callbacks')
 export class UpstreamCallbacksController {
   constructor(private readonly callbacks: UpstreamCallbacksService) {}
