@@ -11,6 +11,7 @@ import { Response } from 'supertest';
 import { ArchiveStorage } from '../src/archives/archive-storage';
 import { ArchivesModule } from '../src/archives/archives.module';
 import { ArchivesService } from '../src/archives/archives.service';
+import { Public } from '../src/auth/authenticated.decorator';
 import { RawBodyRoutes } from '../src/common/http/raw-body-routes';
 import { TestApp } from './support/test-app';
 import { makeZip } from './support/zip';
@@ -206,7 +207,11 @@ class EchoDto {
   note!: string;
 }
 
-/** A raw-body upload route and a JSON one, mounted as an extension the way the upload features do it. */
+/**
+ * A raw-body upload route and a JSON one, mounted as an extension the way the upload features do it.
+ * Anonymous, so that these tests exercise the body handling alone (routes need a token by default).
+ */
+@Public()
 @Controller()
 class TestUploadsController {
   constructor(private readonly archives: ArchivesService) {}

@@ -152,6 +152,7 @@ describe('Nodes', () => {
         errCode: null,
         creations: null,
         refundedAt: null,
+        idempotencyKeyId: null,
         createdAt: at,
         updatedAt: at,
       };

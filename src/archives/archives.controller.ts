@@ -6,6 +6,7 @@ import { HttpReply, HttpRequest, nodeResponse, takeOverResponse } from '../commo
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { planDownload } from './archive-download';
 import { ArchivesService } from './archives.service';
+import { Public } from '../auth/authenticated.decorator';
 
 const ZIP_BODY = { 'application/zip': { schema: { type: 'string', format: 'binary' } } };
 const HEADERS = {
@@ -15,6 +16,8 @@ const HEADERS = {
 };
 
 @ApiTags('archives')
+// Downloads are public: the URL is handed out in every installable version.
+@Public()
 @Controller('archives')
 export class ArchivesController {
   private readonly logger = new Logger('ArchivesController');

@@ -5,6 +5,7 @@ import { BearerStrategy } from './bearer.strategy';
 
 @Module({
   imports: [PassportModule.register({ session: false }), UsersModule],
+  // The strategy AccessGuard authenticates with; the guard itself is global, registered in CoreModule.
   providers: [BearerStrategy],
 })
 export class AuthModule {}

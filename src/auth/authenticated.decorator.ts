@@ -1,11 +1,38 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiBearerAuth, ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { AdminGuard, BearerAuthGuard, OptionalBearerAuthGuard } from './bearer-auth.guard';
 import { Principal } from './principal';
 
 export const BEARER_SCHEME = 'bearer';
+
+/**
+ * Who may call a route. Every route needs a valid bearer token (`token`)
+ * unless it says otherwise: the global AccessGuard enforces it, so a route
+ * that forgets a decorator is closed, not open.
+ */
+export type Access = 'public' | 'optional' | 'token' | 'admin';
+
+const ACCESS = 'auth:access';
+
+/**
+ * Marks, in the OpenAPI document as it is built, the operations of public
+ * routes; the document's post-processing (common/openapi/swagger.ts)
+ * removes it and documents every other operation without a security
+ * requirement as needing the bearer token, as the guard treats it.
+ */
+export const PUBLIC_OPERATION = 'x-public-operation';
+
+/** The route's own rule, else its controller's, else the default: a valid token. */
+export function accessOf(reflector: Reflector, handler: ReturnType<ExecutionContext['getHandler']>, controller: Type): Access {
+  return reflector.getAllAndOverride<Access | undefined>(ACCESS, [handler, controller]) ?? 'token';
+}
+
+/** No token needed, and none is read (anonymous reads; routes whose credential is something else, such as a signature). */
+export function Public(): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(ACCESS, 'public'), ApiExtension(PUBLIC_OPERATION, true));
+}
 
 export interface AuthenticatedOptions {
   /** Only admins may call the route (others get 403). */
@@ -14,15 +41,18 @@ export interface AuthenticatedOptions {
   optional?: boolean;
 }
 
-/** Guards a route with the bearer token and documents that (scheme, 401, 403) in OpenAPI, in one place. */
+/**
+ * States a route's bearer-token rule and documents it (scheme, 401, 403) in
+ * one place. Without any decorator a route already needs a token; this one
+ * says so explicitly, makes it admin-only, or makes the token optional.
+ */
 export function Authenticated(options: AuthenticatedOptions = {}): MethodDecorator & ClassDecorator {
   if (options.optional) {
     // The empty requirement beside the bearer one tells OpenAPI clients the token may be left out.
-    return applyDecorators(UseGuards(OptionalBearerAuthGuard), ApiBearerAuth(BEARER_SCHEME), ApiSecurity({}), ApiErrors(401));
+    return applyDecorators(SetMetadata(ACCESS, 'optional'), ApiBearerAuth(BEARER_SCHEME), ApiSecurity({}), ApiErrors(401));
   }
-  const guards = options.admin ? [BearerAuthGuard, AdminGuard] : [BearerAuthGuard];
   return applyDecorators(
-    UseGuards(...guards),
+    SetMetadata(ACCESS, options.admin ? 'admin' : 'token'),
     ApiBearerAuth(BEARER_SCHEME),
     ApiErrors(...(options.admin ? [401, 403] : [401])),
   );

@@ -20,6 +20,7 @@ import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-s
 import { InstallableNodes1764100000000 } from './migrations/1764100000000-installable-nodes';
 import { CatalogSearch1764200000000 } from './migrations/1764200000000-catalog-search';
 import { CreditReservations1764300000000 } from './migrations/1764300000000-credit-reservations';
+import { IdempotentTaskLink1764400000000 } from './migrations/1764400000000-idempotent-task-link';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 
@@ -55,6 +56,7 @@ export const MIGRATIONS = [
   InstallableNodes1764100000000,
   CatalogSearch1764200000000,
   CreditReservations1764300000000,
+  IdempotentTaskLink1764400000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */

@@ -6,6 +6,7 @@ import { SharedRedis } from '../common/redis/shared-redis';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { UpstreamTarget } from '../video-proxy/upstream/upstream-target';
 import { HealthDto } from './dto/health.dto';
+import { Public } from '../auth/authenticated.decorator';
 
 /** Terminus's no-cache header, with our own reply schema (see HealthDto); a failed check is the shared error body. */
 const HEALTH_CHECK = { noCache: true, swaggerDocumentation: false };
@@ -13,6 +14,8 @@ const HEALTH_CHECK = { noCache: true, swaggerDocumentation: false };
 @ApiTags('health')
 @ApiErrors(503)
 @SkipRateLimit()
+// Probes for orchestrators and load balancers, which carry no token.
+@Public()
 @Controller('health')
 export class HealthController {
   constructor(

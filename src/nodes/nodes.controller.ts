@@ -5,9 +5,12 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
 import { NodesService } from './nodes.service';
+import { Public } from '../auth/authenticated.decorator';
 
 /** Public reads of the registry. */
 @ApiTags('nodes')
+// The public catalog the package manager reads anonymously.
+@Public()
 @Controller('nodes')
 export class NodesController {
   constructor(private readonly nodes: NodesService) {}

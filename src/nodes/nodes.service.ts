@@ -10,6 +10,7 @@ import { parse as parseSemver } from 'semver';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { totalPages } from '../common/pagination/page-query.dto';
+import { adminOnlyFields } from '../common/validation/admin-only';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PublishersService } from '../publishers/publishers.service';
 import { CreateNodeDto, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
@@ -54,14 +55,8 @@ const ARRAY_FIELDS = new Set<NodeField>([
   'preempted_app_node_names',
 ]);
 
-/** Fields only admins may change; others may resend the current value (GET → edit → PUT). */
-const ADMIN_ONLY_NODE_FIELDS: NodeField[] = [
-  'status',
-  'status_detail',
-  'tags_admin',
-  'search_ranking',
-  'preempted_app_node_names',
-];
+/** Fields only admins may change (marked `@AdminOnly()` on the DTO); others may resend the current value (GET → edit → PUT). */
+const ADMIN_ONLY_NODE_FIELDS = adminOnlyFields(NodeFieldsDto);
 
 const ADMIN_ONLY_VERSION_FIELDS = ['status', 'status_reason'] as const;
 
@@ -453,7 +448,7 @@ export class NodesService {
   private assertAdminFieldsUnchanged(caller: Principal, node: NodeEntity, input: NodeFieldsDto): void {
     if (caller.isAdmin) return;
     for (const field of ADMIN_ONLY_NODE_FIELDS) {
-      const value = input[field as keyof NodeFieldsDto];
+      const value = input[field];
       if (value !== undefined && !sameValue(patchValue(field, value), node[NODE_COLUMNS[field]])) {
         throw new ForbiddenException(`only admins may change '${field}'`);
       }

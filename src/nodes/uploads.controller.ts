@@ -5,9 +5,12 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { NodeVersionDto } from './dto/node-version.dto';
 import { NodePublishingService } from './node-publishing.service';
 import { UPLOAD_ROUTE } from './upload-urls';
+import { Public } from '../auth/authenticated.decorator';
 
 /** The target of the `signedUrl` a CLI publish returns; the signature is the credential (no bearer token). */
 @ApiTags('nodes')
+// The signed URL is the credential (checked by the service), as the publishing CLI expects.
+@Public()
 @Controller()
 export class UploadsController {
   constructor(private readonly publishing: NodePublishingService) {}

@@ -1,8 +1,16 @@
-import { BadRequestException, ConflictException, Injectable, UnprocessableEntityException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  HttpException,
+  Injectable,
+  Logger,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../database/transaction-runner';
 import { IdempotencyKeyEntity } from './entities/idempotency-key.entity';
+import { VideoTasksRepository } from './video-tasks.repository';
 
 const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -23,17 +31,28 @@ export function requestHash(request: object): string {
   return createHash('sha256').update(canonicalJson(request)).digest('hex');
 }
 
+/** What claiming a key gave: a reply to replay, or the claim this request now holds. */
+export type IdempotencyClaim = { replay: Record<string, unknown> } | { claimId: string };
+
 /**
  * Idempotency-Key handling, stored in the database so it holds across
  * restarts and instances: the same key and body from the same user within
  * 24 h replays the first reply; a different body is 422; while the first
  * request is still running, 409.
+ *
+ * Once the upstream has created a task, a retry must never create another:
+ * the task row names the claim it was created under (stored in the same
+ * transaction as the task and its charge), so a claim whose reply could not
+ * be recorded still replays that task; and a claim is freed only by a failure
+ * before the upstream accepted.
  */
 @Injectable()
 export class IdempotencyService {
+  private readonly logger = new Logger(IdempotencyService.name);
+
   constructor(
-    private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
+    private readonly tasks: VideoTasksRepository,
   ) {}
 
   static validateKey(key: string): void {
@@ -42,24 +61,22 @@ export class IdempotencyService {
     }
   }
 
-  /** The stored reply when this is a replay; otherwise claims the key (in flight) and returns undefined. */
-  claim(userId: string, key: string, hash: string): Promise<Record<string, unknown> | undefined> {
+  /** The reply to replay when the key was used before; otherwise claims the key (in flight). */
+  claim(userId: string, key: string, hash: string): Promise<IdempotencyClaim> {
     return this.tx.run(async (manager) => {
-      const existing = await this.find(manager, userId, key);
+      const existing = await manager.findOne(IdempotencyKeyEntity, { where: { userId, key } });
       if (existing && existing.createdAt.getTime() > Date.now() - KEY_LIFETIME_MS) {
         if (existing.requestHash !== hash) {
           throw new UnprocessableEntityException('this Idempotency-Key was already used with a different request body');
         }
-        if (existing.state === 'in_flight' || !existing.reply) {
-          throw new ConflictException('a request with this Idempotency-Key is still in progress');
-        }
-        return existing.reply;
+        return { replay: await this.outcomeOf(manager, existing) };
       }
       if (existing) {
         await manager.delete(IdempotencyKeyEntity, { id: existing.id });
       }
+      const claimId = randomUUID();
       await manager.insert(IdempotencyKeyEntity, {
-        id: randomUUID(),
+        id: claimId,
         userId,
         key,
         requestHash: hash,
@@ -67,19 +84,35 @@ export class IdempotencyService {
         reply: null,
         createdAt: new Date(),
       });
-      return undefined;
+      return { claimId };
     });
   }
 
-  async complete(userId: string, key: string, reply: object): Promise<void> {
-    await this.tx.run((manager) =>
-      manager.update(IdempotencyKeyEntity, { userId, key }, { state: 'done', reply: { ...reply } }),
-    );
+  /**
+   * Records the reply, for replays. Best effort: the task row already names
+   * this claim, so if this write fails a retry still finds the task (and
+   * the caller, whose task exists and is paid for, still gets its reply).
+   */
+  async complete(claimId: string, reply: object): Promise<void> {
+    try {
+      await this.tx.run((manager) => manager.update(IdempotencyKeyEntity, { id: claimId }, { state: 'done', reply: { ...reply } }));
+    } catch (error) {
+      this.logger.warn({ err: error, claimId }, 'could not record an Idempotency-Key reply; a retry replays it from the task');
+    }
   }
 
-  /** Frees a key whose request failed, so the client may retry with it. */
-  async release(userId: string, key: string): Promise<void> {
-    await this.tx.run((manager) => manager.delete(IdempotencyKeyEntity, { userId, key, state: 'in_flight' }));
+  /**
+   * The upstream created a task that could not be recorded: retries get the
+   * same error rather than a second upstream task. If even this write fails
+   * the claim stays in flight (409 for retries): never freed.
+   */
+  async fail(claimId: string, error: HttpException): Promise<void> {
+    const reply = { statusCode: error.getStatus(), message: error.message };
+    try {
+      await this.tx.run((manager) => manager.update(IdempotencyKeyEntity, { id: claimId }, { state: 'failed', reply }));
+    } catch (storeError) {
+      this.logger.error({ err: storeError, claimId }, 'could not record an Idempotency-Key failure; the key stays in flight');
+    }
   }
 
   /**
@@ -90,7 +123,23 @@ export class IdempotencyService {
     await manager.delete(IdempotencyKeyEntity, { userId, key, state: 'in_flight' });
   }
 
-  private find(manager: EntityManager, userId: string, key: string) {
-    return manager.findOne(IdempotencyKeyEntity, { where: { userId, key } });
+  /** Frees a key whose request failed before the upstream accepted it, so the client may retry with it. */
+  async release(claimId: string): Promise<void> {
+    await this.tx.run((manager) => manager.delete(IdempotencyKeyEntity, { id: claimId, state: 'in_flight' }));
+  }
+
+  /** What a repeated request gets: the recorded reply or error, the task created under the claim, or 409. */
+  private async outcomeOf(manager: EntityManager, claim: IdempotencyKeyEntity): Promise<Record<string, unknown>> {
+    if (claim.state === 'done' && claim.reply) {
+      return claim.reply;
+    }
+    if (claim.state === 'failed' && claim.reply) {
+      throw new HttpException(String(claim.reply.message), Number(claim.reply.statusCode));
+    }
+    const task = await this.tasks.findByIdempotencyClaim(manager, claim.id);
+    if (task) {
+      return task.reply;
+    }
+    throw new ConflictException('a request with this Idempotency-Key is still in progress');
   }
 }

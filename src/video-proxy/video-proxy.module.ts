@@ -2,6 +2,7 @@ import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { BodySizeLimits } from '../common/http/body-size-limits';
+import { RawBodyRoutes } from '../common/http/raw-body-routes';
 import { UsersModule } from '../users/users.module';
 import { CallbackDeliveryWorker } from './callbacks/callback-delivery.worker';
 import { CallbackOutbox } from './callbacks/callback-outbox';
@@ -15,13 +16,12 @@ import { VideoTasksService } from './video-tasks.service';
 import { upstreamHttpOptions } from './upstream/upstream-http';
 import { UpstreamTarget } from './upstream/upstream-target';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
+import { VIDEO_BODY_LIMIT } from './video-body-limit';
 import { videoConfig } from './video.config';
 import { VideoProxyController } from './video-proxy.controller';
 import { VideoProxyService } from './video-proxy.service';
 import { VideoTasksRepository } from './video-tasks.repository';
 
-/** A maximal payload (1 MiB of text, up to 4 MiB as UTF-8) plus seven base64 images. */
-export const VIDEO_BODY_LIMIT = '48mb';
 
 @Module({
   imports: [HttpModule.registerAsync({ useFactory: upstreamHttpOptions }), ConfigModule.forFeature(videoConfig), UsersModule],
@@ -42,9 +42,9 @@ export const VIDEO_BODY_LIMIT = '48mb';
   exports: [UpstreamTarget],
 })
 export class VideoProxyModule {
-  constructor(limits: BodySizeLimits) {
+  constructor(limits: BodySizeLimits, rawRoutes: RawBodyRoutes) {
     limits.allow('/proxy/video/reference2video', VIDEO_BODY_LIMIT);
-    // Upstream callbacks echo the task, payload and images included.
-    limits.allow(UPSTREAM_CALLBACK_PATH, VIDEO_BODY_LIMIT);
+    // Upstream callbacks are read only once their signature holds (UpstreamCallbacksService).
+    rawRoutes.allow('POST', UPSTREAM_CALLBACK_PATH);
   }
 }

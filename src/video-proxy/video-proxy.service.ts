@@ -15,6 +15,19 @@ import { VideoTasksRepository } from './video-tasks.repository';
 
 type VideoRequest = CreateVideoTaskDto & { model: VideoModel };
 
+/** The Idempotency-Key a create runs under: its claim (which the task row names) and the key (which its reservation names, for crash recovery). */
+interface KeyClaim {
+  claimId: string;
+  key: string;
+}
+
+/** The upstream created a task that could not be stored (nor charged): an outcome a retry must get again, not redo. */
+class UnrecordedTaskException extends BadGatewayException {
+  constructor() {
+    super('the video service’s reply could not be recorded; nothing was charged');
+  }
+}
+
 @Injectable()
 export class VideoProxyService {
   private readonly logger = new Logger(VideoProxyService.name);
@@ -33,21 +46,27 @@ export class VideoProxyService {
   async create(caller: Principal, input: CreateVideoTaskDto, idempotencyKey?: string): Promise<VideoTaskReplyDto> {
     const request = this.withDefaults(input);
     if (idempotencyKey === undefined) {
-      return this.forward(caller, request);
+      return this.forward(caller, request, null);
     }
     IdempotencyService.validateKey(idempotencyKey);
-    const replay = await this.idempotency.claim(caller.id, idempotencyKey, requestHash(request));
-    if (replay) {
-      return replay as unknown as VideoTaskReplyDto;
+    const claim = await this.idempotency.claim(caller.id, idempotencyKey, requestHash(request));
+    if ('replay' in claim) {
+      return claim.replay as unknown as VideoTaskReplyDto;
     }
+    let reply: VideoTaskReplyDto;
     try {
-      const reply = await this.forward(caller, request, idempotencyKey);
-      await this.idempotency.complete(caller.id, idempotencyKey, reply);
-      return reply;
+      reply = await this.forward(caller, request, { claimId: claim.claimId, key: idempotencyKey });
     } catch (error) {
-      await this.idempotency.release(caller.id, idempotencyKey);
+      // Only a failure before the upstream accepted may free the key: after it, a retry would create a second task.
+      if (error instanceof UnrecordedTaskException) {
+        await this.idempotency.fail(claim.claimId, error);
+      } else {
+        await this.idempotency.release(claim.claimId);
+      }
       throw error;
     }
+    await this.idempotency.complete(claim.claimId, reply);
+    return reply;
   }
 
   /** The configured default model, the model's own duration limit, and a callback address we may call. */
@@ -81,9 +100,9 @@ export class VideoProxyService {
    * the process dies meanwhile, the recovery sweep releases it and frees the
    * Idempotency-Key (ReservationRecovery).
    */
-  private async forward(caller: Principal, request: VideoRequest, idempotencyKey?: string): Promise<VideoTaskReplyDto> {
+  private async forward(caller: Principal, request: VideoRequest, claim: KeyClaim | null): Promise<VideoTaskReplyDto> {
     const estimate = estimateCredits(request, this.config.prices, this.config.VIDEO_OFF_PEAK_PERCENT);
-    const reservation = await this.credits.reserve(caller.id, estimate, idempotencyKey ?? null);
+    const reservation = await this.credits.reserve(caller.id, estimate, claim?.key ?? null);
     let reply: VideoTaskReplyDto;
     try {
       reply = await this.upstream.createTask(this.upstreamBody(request));
@@ -91,17 +110,25 @@ export class VideoProxyService {
       await this.credits.release(reservation);
       throw error;
     }
-    const charged = await this.settleAndStore(caller, request, reply, reservation);
+    const charged = await this.settleAndStore(caller, request, reply, reservation, claim?.claimId ?? null);
     return { ...reply, credits: charged };
   }
 
   /**
-   * Settles the charge and stores the task in one transaction. If that fails
-   * (an upstream task id already in use, a reply the database cannot hold),
-   * nothing was stored and the reservation is released: the client is not
-   * charged for a task this service cannot show them.
+   * Settles the charge and stores the task, naming its Idempotency-Key claim,
+   * in one transaction: once it commits, a retry with the key finds the task
+   * whatever fails afterwards. If it fails (an upstream task id already in
+   * use, a reply the database cannot hold), nothing was stored and the
+   * reservation is released: the client is not charged for a task this
+   * service cannot show them.
    */
-  private async settleAndStore(caller: Principal, request: VideoRequest, reply: VideoTaskReplyDto, reservation: Reservation): Promise<number> {
+  private async settleAndStore(
+    caller: Principal,
+    request: VideoRequest,
+    reply: VideoTaskReplyDto,
+    reservation: Reservation,
+    claimId: string | null,
+  ): Promise<number> {
     try {
       return await this.tx.run(async (manager) => {
         const settled = await this.credits.settle(manager, reservation, reply.credits, reply.task_id);
@@ -119,6 +146,7 @@ export class VideoProxyService {
           errCode: null,
           creations: null,
           refundedAt: failedAlready ? now : null,
+          idempotencyKeyId: claimId,
           createdAt: now,
           updatedAt: now,
         });
@@ -129,9 +157,12 @@ export class VideoProxyService {
         return settled;
       });
     } catch (error) {
-      await this.credits.release(reservation);
-      this.logger.error({ err: error, taskId: reply.task_id, userId: caller.id }, 'could not store an upstream task; reservation released');
-      throw new BadGatewayException('the video service’s reply could not be recorded; nothing was charged');
+      this.logger.error({ err: error, taskId: reply.task_id, userId: caller.id }, 'could not store an upstream task; releasing the reservation');
+      // Whatever else fails here, the answer stays "created upstream, not recorded", which a retry must not redo.
+      await this.credits
+        .release(reservation)
+        .catch((releaseError: unknown) => this.logger.error({ err: releaseError, taskId: reply.task_id, userId: caller.id }, 'could not release the reservation of an unrecorded task'));
+      throw new UnrecordedTaskException();
     }
   }
 }

@@ -23,6 +23,11 @@ export class VideoTasksRepository {
     return manager.findOne(VideoTaskEntity, { where: { taskId }, ...options });
   }
 
+  /** The task created under an Idempotency-Key claim, if the upstream created one and it was stored. */
+  findByIdempotencyClaim(manager: EntityManager, claimId: string): Promise<VideoTaskEntity | null> {
+    return manager.findOne(VideoTaskEntity, { where: { idempotencyKeyId: claimId } });
+  }
+
   async save(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
     await manager.save(VideoTaskEntity, task);
   }

@@ -1,5 +1,4 @@
 import { ExecutionContext, Injectable, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { SkipThrottle, ThrottlerGuard, ThrottlerLimitDetail, ThrottlerModule } from '@nestjs/throttler';
 import { hashToken } from '../../auth/token-hash';
 import { appConfig, AppConfig } from '../../config/config.module';
@@ -62,6 +61,5 @@ export class RateLimitGuard extends ThrottlerGuard {
       },
     }),
   ],
-  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
 })
 export class RateLimitModule {}

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorResponseDto } from '../errors/error-response.dto';
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -25,4 +26,12 @@ export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorat
       ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorResponseDto }),
     ),
   );
+}
+
+/** One error reply as ApiErrors documents it, for operations completed after the document is built. */
+export function errorResponseObject(status: number): ResponseObject {
+  return {
+    description: DESCRIPTIONS[status] ?? 'Error',
+    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } },
+  };
 }

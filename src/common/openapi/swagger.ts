@@ -1,7 +1,36 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { BEARER_SCHEME } from '../../auth/authenticated.decorator';
+import { OperationObject, PathItemObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { BEARER_SCHEME, PUBLIC_OPERATION } from '../../auth/authenticated.decorator';
 import { ErrorResponseDto } from '../errors/error-response.dto';
+import { errorResponseObject } from './api-errors.decorator';
+
+const OPERATION_KEYS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+type MarkedOperation = OperationObject & { [PUBLIC_OPERATION]?: boolean };
+
+/**
+ * Documents the global AccessGuard's default: an operation that declares no
+ * security (no @Authenticated) and is not marked @Public() needs the bearer
+ * token, so it gets the bearer requirement and the 401 reply here. The
+ * document cannot forget a route the guard protects. The public mark is
+ * removed, since it is only a note from the decorator to this step.
+ */
+function documentDefaultAccess(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.values<PathItemObject>(document.paths)) {
+    for (const key of OPERATION_KEYS) {
+      const operation: MarkedOperation | undefined = path[key];
+      if (!operation) continue;
+      if (operation[PUBLIC_OPERATION]) {
+        delete operation[PUBLIC_OPERATION];
+      } else if (!operation.security) {
+        operation.security = [{ [BEARER_SCHEME]: [] }];
+        operation.responses['401'] ??= errorResponseObject(401);
+      }
+    }
+  }
+  return document;
+}
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -17,7 +46,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       BEARER_SCHEME,
     )
     .build();
-  return SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] });
+  return documentDefaultAccess(SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] }));
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
+import { AdminOnly } from '../../common/validation/admin-only';
 import { PageQueryDto, toQueryInteger } from '../../common/pagination/page-query.dto';
 import { IsHttpUrl, IsObjectOfObjects, NotNullable, Nullable } from '../../common/validation/validators';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
@@ -114,19 +115,23 @@ export class NodeFieldsDto {
   translations?: Record<string, Record<string, unknown>> | null;
 
   /** Admin only. */
+  @AdminOnly()
   @NotNullable()
   @IsIn(NODE_STATUSES)
   status?: NodeStatus;
 
   /** Admin only. Detail of the status. */
+  @AdminOnly()
   @OptionalText(5000)
   status_detail?: string | null;
 
   /** Admin only. Tags for security warnings and admin metadata. */
+  @AdminOnly()
   @StringList()
   tags_admin?: string[] | null;
 
   /** Admin only. Value used to sort search results (highest first). */
+  @AdminOnly()
   @ApiInteger()
   @NotNullable()
   @IsInt()
@@ -135,6 +140,7 @@ export class NodeFieldsDto {
   search_ranking?: number;
 
   /** Admin only. Names of application nodes that are preempted by this node. */
+  @AdminOnly()
   @StringList()
   preempted_app_node_names?: string[] | null;
 }

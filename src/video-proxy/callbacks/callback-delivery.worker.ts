@@ -81,7 +81,11 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
     const body = await this.outbox.claim(delivery, new Date(Date.now() + LEASE_MS));
     if (body === undefined) return;
     const attempt = delivery.attempts + 1;
-    const failure = await this.post(delivery, body);
+    // An attempt that cannot even be sent (the webhook secret unreadable, say) is a failed attempt like
+    // any other: left to the lease instead, it would be retried forever and hold up the task's later callbacks.
+    const failure = await this.post(delivery, body).catch((error: unknown) =>
+      `could not send: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500),
+    );
     if (failure instanceof RefusedAddressError) {
       await this.outbox.settle(delivery.id, { abandonedAt: new Date(), lastError: failure.message.slice(0, 500) });
       return;

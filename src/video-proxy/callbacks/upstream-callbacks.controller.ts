@@ -1,12 +1,13 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { HttpRequest } from '../../common/http/http-request';
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdapterRequest, HttpRequest, nodeRequest } from '../../common/http/http-request';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
-import { SkipRateLimit } from '../../common/http/rate-limit.module';
 import { UpstreamCallbacksService } from './upstream-callbacks.service';
+import { Public } from '../../auth/authenticated.decorator';
 
 @ApiTags('video')
-@SkipRateLimit()
+// The upstream's signature is the credential (checked by the service before the body is read).
+@Public()
 @Controller('proxy/video/callbacks')
 export class UpstreamCallbacksController {
   constructor(private readonly callbacks: UpstreamCallbacksService) {}
@@ -19,12 +20,13 @@ export class UpstreamCallbacksController {
       'Signed by the upstream: `Date`, `x-request-nonce`, `X-HMAC-ALGORITHM: hmac-sha256`, `X-HMAC-ACCESS-KEY`, ' +
       '`X-HMAC-SIGNED-HEADERS: Date;x-request-nonce`, `X-HMAC-SIGNATURE` = base64(HMAC-SHA256(upstream API key, ' +
       '"METHOD\\npath\\ncanonical query\\naccess key\\nDate\\n" + one "Name:value\\n" per signed header)). Unsigned, ' +
-      'mis-signed, stale (Date more than 5 minutes off) or replayed callbacks are 401. The body is the upstream’s ' +
-      'task query reply `{id, state, err_code, credits, creations, ...}`.',
+      'mis-signed, stale (Date more than 5 minutes off) or replayed callbacks are 401, answered before the body is ' +
+      'read. The body is the upstream’s task query reply `{id, state, err_code, credits, creations, ...}`.',
   })
   @ApiHeader({ name: 'X-HMAC-SIGNATURE', required: true })
-  @ApiErrors(400, 401)
-  receive(@Req() req: HttpRequest, @Body() body: unknown): Promise<void> {
+  @ApiBody({ schema: { type: 'object' } })
+  @ApiErrors(400, 401, 413, 415, 429)
+  receive(@Req() req: HttpRequest & AdapterRequest): Promise<void> {
     return this.callbacks.receive({
       method: req.method,
       query: Object.fromEntries(
@@ -33,7 +35,7 @@ export class UpstreamCallbacksController {
       headers: Object.fromEntries(
         Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]),
       ),
-      body,
+      body: nodeRequest(req),
     });
   }
 }

@@ -1,9 +1,13 @@
 import { BadRequestException, ConflictException, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { IncomingMessage } from 'node:http';
 import { LessThan } from 'typeorm';
+import { JsonBodyReader } from '../../common/http/json-body-reader';
+import { findUnsafeInput } from '../../common/validation/validation.pipe';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { UpstreamNonceEntity } from '../entities/upstream-nonce.entity';
 import { parseTaskStatus } from '../upstream/upstream-protocol';
 import { UpstreamTarget } from '../upstream/upstream-target';
+import { VIDEO_BODY_LIMIT } from '../video-body-limit';
 import { VideoTasksService } from '../video-tasks.service';
 import { MAX_CLOCK_SKEW_MS, verifyUpstreamSignature } from './upstream-signature';
 import { UpstreamCallbackUrl } from './upstream-callback-url';
@@ -12,7 +16,8 @@ export interface IncomingCallback {
   method: string;
   query: Record<string, string>;
   headers: Record<string, string | undefined>;
-  body: unknown;
+  /** The request, its body still unread: it is read only once the callback is known to be the upstream's. */
+  body: IncomingMessage;
 }
 
 /** Nonces are kept a little longer than a callback can be fresh, which is all a replay check needs. */
@@ -27,12 +32,18 @@ export class UpstreamCallbacksService {
     private readonly callbackUrl: UpstreamCallbackUrl,
     private readonly tasks: VideoTasksService,
     private readonly tx: TransactionRunner,
+    private readonly bodies: JsonBodyReader,
   ) {}
 
   /**
    * A task change reported by the upstream: 401 unless signed with the
    * upstream key, fresh (Date within 5 minutes) and not replayed (nonce never
    * seen); then applied like a poll result (forward-only, idempotent).
+   *
+   * The signature covers no byte of the body, so it is checked first: a
+   * stranger's callback is refused without its body being read, however
+   * large it says it is. Only the upstream's own callbacks are read, up to
+   * what a status update echoing a maximal create request needs.
    */
   async receive(callback: IncomingCallback): Promise<void> {
     const problem = verifyUpstreamSignature(
@@ -46,7 +57,12 @@ export class UpstreamCallbacksService {
       throw new UnauthorizedException(`upstream callback refused: ${problem}`);
     }
     await this.rememberNonce(callback.headers['x-request-nonce'] ?? '');
-    const status = parseTaskStatus(callback.body);
+    const body = await this.bodies.read(callback.body, VIDEO_BODY_LIMIT);
+    const unsafe = findUnsafeInput(body, '');
+    if (unsafe) {
+      throw new BadRequestException(unsafe);
+    }
+    const status = parseTaskStatus(body);
     if (!status) {
       throw new BadRequestException('callback body is not a task status ({id, state, err_code, creations})');
     }

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type IdempotencyState = 'in_flight' | 'done';
+/** `failed`: the upstream created the task but it could not be recorded; `reply` is the error that was answered. */
+export type IdempotencyState = 'in_flight' | 'done' | 'failed';
 
 /** One use of an Idempotency-Key by a user: the request it named and, once done, the reply. */
 @Entity('idempotency_keys')

@@ -52,6 +52,10 @@ export class VideoTaskEntity {
   @Column({ name: 'refunded_at', type: Date, nullable: true })
   refundedAt!: Date | null;
 
+  /** The Idempotency-Key claim the task was created under (IdempotencyKeyEntity.id), if any. */
+  @Column({ name: 'idempotency_key_id', type: 'varchar', length: 36, nullable: true })
+  idempotencyKeyId!: string | null;
+
   @Column({ name: 'created_at', type: Date })
   createdAt!: Date;
 

@@ -1,0 +1,114 @@
+import { injectWriteFault, WriteFault } from './support/fault-injection';
+import { FakeUpstream } from './support/fake-upstream';
+import { TestApp, TestUser } from './support/test-app';
+
+const ROUTE = '/proxy/video/reference2video';
+
+/**
+ * Idempotency-Key under database faults after the upstream has accepted the
+ * task: whatever fails, a retry with the same key never creates (or charges)
+ * a second task.
+ */
+describe('Idempotency-Key when a step after the upstream’s acceptance fails', () => {
+  let upstream: FakeUpstream;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    upstream = await FakeUpstream.start();
+    t = await TestApp.start({
+      VIDEO_UPSTREAM_URL: upstream.url,
+      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
+      VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
+    });
+  });
+  beforeEach(() => upstream.reset());
+  afterAll(async () => {
+    await t.close();
+    await upstream.close();
+  });
+
+  const create = (user: TestUser, key: string) =>
+    t.http.post(ROUTE).set(user.auth).set('Idempotency-Key', key).send({ prompt: 'a lighthouse', duration: 2 });
+  const balanceOf = async (user: TestUser) => (await t.http.get('/users/me').set(user.auth).expect(200)).body.credits as number;
+  const ledgerKinds = async (user: TestUser) =>
+    ((await t.http.get('/users/me/ledger?limit=100').set(user.auth).expect(200)).body.entries as { kind: string }[]).map((e) => e.kind);
+  const tasksOf = async (user: TestUser) =>
+    ((await t.http.get('/proxy/video/tasks').set(user.auth).expect(200)).body.tasks as { task_id: string }[]).map((task) => task.task_id);
+
+  it('recording the key’s reply fails: the client still gets its task, and a retry replays it, charged once', async () => {
+    const user = await t.createUser({ credits: 100 });
+    upstream.credits = 12; // differs from the estimate, so the settlement is a ledger entry of its own
+    const removeFault = await injectWriteFault(t.dataSource, {
+      table: 'idempotency_keys',
+      event: 'UPDATE',
+      when: `NEW."user_id" = '${user.id}' AND NEW."state" = 'done'`,
+    });
+    let first;
+    let retry;
+    try {
+      first = await create(user, 'order-1').expect(200);
+      retry = await create(user, 'order-1').expect(200);
+    } finally {
+      await removeFault();
+    }
+    const later = await create(user, 'order-1').expect(200);
+
+    expect(retry.body).toEqual(first.body);
+    expect(later.body).toEqual(first.body);
+    expect(upstream.requests.filter((r) => r.path === '/ent/v2/reference2video')).toHaveLength(1);
+    expect(await tasksOf(user)).toEqual([first.body.task_id]);
+    expect(await balanceOf(user)).toBe(88);
+    expect(await ledgerKinds(user)).toEqual(['settle', 'reserve', 'grant']);
+  });
+
+  const storeFaults: [string, (userId: string) => WriteFault][] = [
+    ['storing the task', (userId) => ({ table: 'video_tasks', event: 'INSERT', when: `NEW."user_id" = '${userId}'` })],
+    ['settling the charge', (userId) => ({ table: 'credit_ledger', event: 'INSERT', when: `NEW."user_id" = '${userId}' AND NEW."kind" = 'settle'` })],
+  ];
+
+  it.each(storeFaults)('%s fails: 502, nothing charged, and a retry gets the same answer without a second upstream task', async (_step, fault) => {
+    const user = await t.createUser({ credits: 100 });
+    upstream.credits = 12;
+    const removeFault = await injectWriteFault(t.dataSource, fault(user.id));
+    let first;
+    try {
+      first = await create(user, 'order-2').expect(502);
+    } finally {
+      await removeFault();
+    }
+    expect(first.body.message).toContain('nothing was charged');
+
+    const retry = await create(user, 'order-2').expect(502);
+    expect(retry.body.message).toBe(first.body.message);
+    expect(upstream.requests.filter((r) => r.path === '/ent/v2/reference2video')).toHaveLength(1);
+    expect(await tasksOf(user)).toEqual([]);
+    expect(await balanceOf(user)).toBe(100);
+    expect(await ledgerKinds(user)).toEqual(['release', 'reserve', 'grant']);
+  });
+
+  it('storing the task and then recording that failure both fail: the key stays taken (409), never a second upstream task', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const removeTaskFault = await injectWriteFault(t.dataSource, { table: 'video_tasks', event: 'INSERT', when: `NEW."user_id" = '${user.id}'` });
+    const removeKeyFault = await injectWriteFault(t.dataSource, { table: 'idempotency_keys', event: 'UPDATE', when: `NEW."user_id" = '${user.id}'` });
+    try {
+      await create(user, 'order-3').expect(502);
+    } finally {
+      await removeTaskFault();
+      await removeKeyFault();
+    }
+    const retry = await create(user, 'order-3').expect(409);
+    expect(retry.body.message).toContain('still in progress');
+    expect(upstream.requests).toHaveLength(1);
+    expect(await balanceOf(user)).toBe(100);
+  });
+
+  it('a failure before the upstream accepted still frees the key for a retry', async () => {
+    const user = await t.createUser({ credits: 100 });
+    upstream.respondNext({ status: 503, body: { code: 'busy' } });
+    await create(user, 'order-4').expect(502);
+    const retry = await create(user, 'order-4').expect(200);
+    expect(upstream.requests).toHaveLength(2);
+    expect(await tasksOf(user)).toEqual([retry.body.task_id]);
+    expect(await balanceOf(user)).toBe(90);
+  });
+});

@@ -1,0 +1,146 @@
+import { Controller, Get, Module, Post, RequestMethod, Type } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { OpenAPIObject } from '@nestjs/swagger';
+import { AppExtension } from '../src/app.module';
+import { Access, accessOf } from '../src/auth/authenticated.decorator';
+import { BOOKMARKS_EXTENSION } from './example-extension/bookmarks.module';
+import { TestApp } from './support/test-app';
+
+/** A feature whose author forgot every auth decorator: the default must protect it anyway. */
+@Controller('forgotten')
+class ForgottenController {
+  @Post()
+  write(): object {
+    return { written: true };
+  }
+
+  @Get(':id')
+  read(): object {
+    return { read: true };
+  }
+}
+
+@Module({ controllers: [ForgottenController] })
+class ForgottenModule {}
+
+const FORGOTTEN_EXTENSION: AppExtension = { module: ForgottenModule };
+
+interface Route {
+  method: string;
+  /** Nest's path, `:param` and all. */
+  path: string;
+  access: Access;
+}
+
+function asList(value: string | string[] | undefined): string[] {
+  return Array.isArray(value) ? value : [value ?? '/'];
+}
+
+/** Every route the app registered, read from Nest's own metadata (so a new route is here without anyone listing it). */
+function registeredRoutes(t: TestApp): Route[] {
+  const reflector = t.app.get(Reflector);
+  const scanner = new MetadataScanner();
+  const routes: Route[] = [];
+  for (const module of t.app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as Type;
+      const prototype = controller.prototype as Record<string, (...args: never[]) => unknown>;
+      for (const name of scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name];
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (method === undefined) continue;
+        for (const base of asList(Reflect.getMetadata(PATH_METADATA, controller) as string | string[])) {
+          for (const own of asList(Reflect.getMetadata(PATH_METADATA, handler) as string | string[])) {
+            const path = `/${[base, own].join('/')}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
+            routes.push({ method: RequestMethod[method], path, access: accessOf(reflector, handler, controller) });
+          }
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+const concrete = (path: string) => path.replace(/:\w+/g, 'x');
+const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+const name = (route: Route) => `${route.method} ${route.path}`;
+
+/** The routes that take no token, or an optional one (CONTRACT §6: public reads, signed URLs, the CLI's publish). */
+const ANONYMOUS = [
+  'GET /health',
+  'GET /health/ready',
+  'GET /nodes',
+  'GET /nodes/:nodeId',
+  'GET /nodes/:nodeId/versions',
+  'GET /nodes/:nodeId/versions/:versionId',
+  'GET /nodes/:nodeId/install',
+  'GET /archives/:sha256.zip',
+  'PUT /uploads/:versionId',
+  'POST /proxy/video/callbacks/upstream',
+  'GET /publishers/:publisherId',
+  'POST /publishers/:publisherId/nodes/:nodeId/versions',
+];
+
+describe('Every route needs a bearer token unless it is marked otherwise', () => {
+  let t: TestApp;
+  let routes: Route[];
+
+  beforeAll(async () => {
+    t = await TestApp.start({}, { extensions: [BOOKMARKS_EXTENSION, FORGOTTEN_EXTENSION] });
+    routes = registeredRoutes(t);
+  });
+  afterAll(() => t.close());
+
+  it('finds the routes from Nest’s metadata, an extension’s and an undecorated controller’s included', () => {
+    expect(routes.map(name)).toEqual(
+      expect.arrayContaining(['POST /publishers', 'PUT /nodes/:nodeId/bookmark', 'POST /forgotten', 'GET /forgotten/:id', ...ANONYMOUS]),
+    );
+  });
+
+  it('only the contract’s anonymous routes are public or token-optional', () => {
+    expect(routes.filter((route) => route.access === 'public' || route.access === 'optional').map(name).sort()).toEqual([...ANONYMOUS].sort());
+  });
+
+  it('every other route answers 401 with WWW-Authenticate: Bearer without a token', async () => {
+    const protectedRoutes = routes.filter((route) => route.access === 'token' || route.access === 'admin');
+    expect(protectedRoutes.length).toBeGreaterThan(15);
+    const answers = [];
+    for (const route of protectedRoutes) {
+      const res = await t.http[route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](concrete(route.path));
+      answers.push([name(route), res.status, res.headers['www-authenticate']]);
+    }
+    expect(answers).toEqual(protectedRoutes.map((route) => [name(route), 401, 'Bearer']));
+  });
+
+  it('the OpenAPI document shows the bearer requirement and the 401 on every protected route, and none on public ones', async () => {
+    const doc = (await t.http.get('/docs-json').expect(200)).body as OpenAPIObject;
+    for (const route of routes) {
+      const operation = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase() as 'get'];
+      expect([name(route), operation !== undefined]).toEqual([name(route), true]);
+      const security = {
+        // A public route may still document a 401 of its own (the upstream callback's signature).
+        public: undefined,
+        optional: [{ bearer: [] }, {}],
+        token: [{ bearer: [] }],
+        admin: [{ bearer: [] }],
+      }[route.access];
+      expect([name(route), operation?.security]).toEqual([name(route), security]);
+      if (route.access !== 'public') expect([name(route), operation?.responses['401']]).toEqual([name(route), expect.anything()]);
+      expect(operation).not.toHaveProperty(['x-public-operation']);
+    }
+  });
+});
+
+describe('The default protection and rate limiting', () => {
+  it('throttles an anonymous flood on a protected route (the rate limit runs before the access check)', async () => {
+    const t = await TestApp.start({ THROTTLE_LIMIT: '3', THROTTLE_TTL_S: '60' });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await t.http.get('/users/me')).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});
