@@ -3,6 +3,9 @@ import { CreditsService } from '../users/credits.service';
 import { IdempotencyService } from './idempotency.service';
 import { videoConfig, VideoConfig } from './video.config';
 
+/** How long shutdown waits for a sweep in progress. */
+const SHUTDOWN_WAIT_MS = 5000;
+
 /**
  * Crash recovery for creates (CONTRACT §8). A live create settles or releases
  * its reservation within VIDEO_UPSTREAM_TIMEOUT_MS (the upstream call's own
@@ -31,10 +34,19 @@ export class ReservationRecovery implements OnApplicationBootstrap, BeforeApplic
     this.run();
   }
 
+  /**
+   * Lets a sweep in progress finish, but not for ever: a sweep whose database
+   * went away under it (a pool closed mid-connect) may never settle, and
+   * shutdown must not hang on it. Leaving it is safe: each release is one
+   * transaction, committed or not.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    let waited: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (waited = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
+    await Promise.race([this.running, limit]);
+    clearTimeout(waited);
   }
 
   /** Releases the reservations of interrupted creates; returns how many this call released. */
