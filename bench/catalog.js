@@ -286,7 +286,10 @@ function seedSqlite(path, catalog) {
   }
 }
 
-/** INSERT ... SELECT FROM unnest(...) in batches, one transaction; then ANALYZE, as autovacuum would soon after a bulk load. */
+/**
+ * INSERT ... SELECT FROM unnest(...) in batches, one transaction; then VACUUM ANALYZE, as autovacuum does soon after
+ * a bulk load (inserts trigger it since PostgreSQL 13): statistics, and the visibility map index-only scans need.
+ */
 async function seedPostgres(databaseUrl, catalog) {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
@@ -307,7 +310,7 @@ async function seedPostgres(databaseUrl, catalog) {
       }
     }
     await client.query('COMMIT');
-    await client.query('ANALYZE');
+    await client.query('VACUUM ANALYZE');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
@@ -726,7 +729,8 @@ async function runCatalog({ smoke }) {
       result.targets.push(...targetsOf(db.kind, small, large, growth));
       printTable(db.kind, small, large, growth);
       const { triggers, searchStructures } = small.schema;
-      if (searchStructures.length > 0 && triggers.length === 0) {
+      // Only a separate search table (SQLite's FTS) can miss bulk-inserted rows; an index (PostgreSQL's GIN) cannot.
+      if (db.kind === 'sqlite' && searchStructures.length > 0 && triggers.length === 0) {
         console.log(`  note: ${db.kind} has search structures (${searchStructures.join(', ')}) and no triggers: bulk-inserted rows may be missing from them`);
       }
     }

@@ -23,7 +23,11 @@ export class CatalogSearch1764200000000 implements MigrationInterface {
         `CREATE EXTENSION IF NOT EXISTS pg_trgm`,
         `DROP INDEX "ix_nodes_listing"`,
         listing,
-        ...SEARCHED_COLUMNS.map((column) => `CREATE INDEX "ix_nodes_search_${column}" ON "nodes" USING gin (lower("${column}") gin_trgm_ops)`),
+        // fastupdate off: new rows go straight into the index instead of a pending list that every search
+        // scans linearly until the next vacuum (node writes are rare; searches are not).
+        ...SEARCHED_COLUMNS.map(
+          (column) => `CREATE INDEX "ix_nodes_search_${column}" ON "nodes" USING gin (lower("${column}") gin_trgm_ops) WITH (fastupdate = off)`,
+        ),
       ]);
       return;
     }
