@@ -29,7 +29,7 @@ describe('HTTP caching and compression of public reads (CONTRACT §7)', () => {
   let f: PublisherFixture;
 
   beforeAll(async () => {
-    t = await TestApp.start({ CACHE_MAX_AGE_S: '42' });
+    t = await TestApp.start({ CACHE_MAX_AGE_S: '42', CORS_ORIGINS: 'https://a.example,https://b.example' });
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer() as { address(): AddressInfo }).address().port;
     f = await createPublisherWithNode(t, { description: 'cached' });
@@ -76,6 +76,15 @@ describe('HTTP caching and compression of public reads (CONTRACT §7)', () => {
     await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`).set(f.owner.auth).send({ deprecated: true }).expect(200);
     const version = await send(port, `/nodes/${f.nodeId}/versions/1.0.0`);
     expect(JSON.parse(version.body.toString()).deprecated).toBe(true);
+  });
+
+  it('never lets an error be cached, and keeps the Vary that CORS set', async () => {
+    const missing = await send(port, '/nodes/no-such-node-here');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['cache-control']).toBeUndefined();
+    const fromBrowser = await send(port, `/nodes/${f.nodeId}`, { Origin: 'https://b.example' });
+    expect(fromBrowser.headers['access-control-allow-origin']).toBe('https://b.example');
+    expect(String(fromBrowser.headers.vary).split(', ')).toEqual(expect.arrayContaining(['Origin', 'Authorization']));
   });
 
   it('marks replies to a request with a token private, and never caches an install', async () => {

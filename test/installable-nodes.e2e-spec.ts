@@ -174,6 +174,8 @@ describe('Installable nodes: the public registry clients, unchanged (CONTRACT §
 
   it('counts 200 concurrent installs exactly, visible within 2 seconds, and never caches an install', async () => {
     const { zip } = await versionWithArchive(f, '1.0.0');
+    // A HEAD looks without downloading: it counts nothing.
+    expect((await fetch(`${baseUrl}/nodes/${f.nodeId}/install`, { method: 'HEAD' })).status).toBe(200);
     const replies = await Promise.all(Array.from({ length: 200 }, () => fetch(`${baseUrl}/nodes/${f.nodeId}/install`)));
     expect(replies.map((reply) => reply.status)).toEqual(Array(200).fill(200));
     expect(replies[0].headers.get('cache-control')).toBe('no-store');
@@ -222,8 +224,9 @@ describe('Installable nodes: the public registry clients, unchanged (CONTRACT §
       const post = (payload: object) => t.http.post(`/publishers/${f.publisherId}/nodes/${nodeId}/versions`).send(payload);
       const wrong = await post(body('nrt_not-a-real-token')).expect(401);
       expect(wrong.body).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
-      await post({ node: { id: nodeId }, node_version: { version: '1.0.0' } }).expect(400);
-      await post(body('')).expect(400);
+      const missing = await post({ node: { id: nodeId }, node_version: { version: '1.0.0' } }).expect(401);
+      expect(missing.headers['www-authenticate']).toBe('Bearer');
+      await post(body('')).expect(401);
       const outsider = await t.createUser();
       const forbidden = await post(body(outsider.token)).expect(403);
       expect(forbidden.body.message).toContain(f.publisherId);
@@ -241,6 +244,23 @@ describe('Installable nodes: the public registry clients, unchanged (CONTRACT §
       expect(mismatch.body.message).toContain('does not match');
       expect(await t.dataSource.getRepository(NodeVersionEntity).countBy({ nodeId: other.nodeId })).toBe(0);
       expect(await t.dataSource.getRepository(NodeVersionEntity).countBy({ nodeId: f.nodeId })).toBe(0);
+    });
+
+    it('takes a bearer header when the CLI body has no token, and refuses a node id the rules do not allow (400, nothing written)', async () => {
+      const viaHeader = await t.http
+        .post(versionsUrl())
+        .set(f.member.auth)
+        .send({ node: { id: f.nodeId }, node_version: { version: '1.0.0' } })
+        .expect(201);
+      expect(viaHeader.body.node_version.status).toBe('NodeVersionStatusPending');
+      for (const badId of ['bad%20id!', `${'x'.repeat(101)}`, '-dash-first']) {
+        const res = await t.http
+          .post(`/publishers/${f.publisherId}/nodes/${badId}/versions`)
+          .send({ personal_access_token: f.owner.token, node: {}, node_version: { version: '1.0.0' } })
+          .expect(400);
+        expect(res.body.message).toContain('node id');
+        await t.http.get(`/nodes/${badId}`).expect(404);
+      }
     });
 
     it('accepts a revoked token no more', async () => {
@@ -334,6 +354,8 @@ describe('Installable nodes: the public registry clients, unchanged (CONTRACT §
       expect(paged.body).toMatchObject({ total: 4, totalPages: 2, page: 2 });
       expect(paged.body.nodes).toHaveLength(1);
       expect((await t.http.get('/nodes').query({ timestamp: 'yesterday' }).expect(400)).body.message).toContain('timestamp');
+      // ISO 8601, but no instant: refused rather than ignored (which would answer with the whole catalog).
+      expect((await t.http.get('/nodes').query({ timestamp: '2024-W01-1' }).expect(400)).body.message).toContain('timestamp');
     });
   });
 });

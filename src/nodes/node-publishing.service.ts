@@ -44,7 +44,7 @@ export class NodePublishingService {
     origin: string,
   ): Promise<NodeVersionDto | PublishedNodeVersionDto> {
     if (body instanceof PublishNodeVersionDto) {
-      return this.publishFromCli(publisherId, nodeId, body, origin);
+      return this.publishFromCli(caller, publisherId, nodeId, body, origin);
     }
     if (!caller) {
       throw new UnauthorizedException('missing bearer token (Authorization: Bearer <token>, or personal_access_token in the body)');
@@ -101,15 +101,18 @@ export class NodePublishingService {
     return toNodeVersionDto(version);
   }
 
+  /** The CLI form: the body token authenticates (a bearer header, when there is no body token). */
   private async publishFromCli(
+    bearer: Principal | undefined,
     publisherId: string,
     nodeId: string,
     body: PublishNodeVersionDto,
     origin: string,
   ): Promise<PublishedNodeVersionDto> {
-    const caller = await this.users.authenticate(body.personal_access_token);
+    const token = body.personal_access_token;
+    const caller = token ? await this.users.authenticate(token) : bearer;
     if (!caller) {
-      throw new UnauthorizedException('invalid or revoked personal_access_token');
+      throw new UnauthorizedException(token ? 'invalid or revoked personal_access_token' : 'missing personal_access_token');
     }
     assertValidVersionNumber(body.node_version.version);
     const version = await this.tx.run(async (manager) => {

@@ -1,6 +1,7 @@
-import { Controller, Get, Header, Param, Query } from '@nestjs/common';
+import { Controller, Get, Header, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CacheableRead } from '../common/http/http-caching';
+import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
@@ -54,10 +55,11 @@ export class NodesController {
     description:
       'The node’s `latest_version`, or the version given by `version`, with its `downloadUrl`. 404 when the node or ' +
       'version does not exist, is not installable (deleted, banned or pending) or has no archive. Each 200 counts ' +
-      'one download on the node (visible in `downloads` within 2 seconds). Never cached.',
+      'one download on the node (visible in `downloads` within 2 seconds); a HEAD counts none. Never cached.',
   })
   @ApiErrors(400, 404)
-  install(@Param('nodeId') nodeId: string, @Query() query: InstallQueryDto): Promise<NodeVersionDto> {
-    return this.nodes.install(nodeId, query.version);
+  install(@Param('nodeId') nodeId: string, @Query() query: InstallQueryDto, @Req() req: HttpRequest): Promise<NodeVersionDto> {
+    // A HEAD (answered by this route too) looks, it does not download.
+    return this.nodes.install(nodeId, query.version, { countDownload: req.method === 'GET' });
   }
 }

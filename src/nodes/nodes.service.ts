@@ -13,7 +13,7 @@ import { totalPages } from '../common/pagination/page-query.dto';
 import { adminOnlyFields } from '../common/validation/admin-only';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PublishersService } from '../publishers/publishers.service';
-import { CreateNodeDto, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
+import { CreateNodeDto, NODE_ID_PATTERN, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
 import { toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
@@ -79,6 +79,15 @@ export function assertValidVersionNumber(version: string): void {
   }
 }
 
+/** An ISO 8601 text as an instant; 400 for forms that name no instant (week dates such as 2024-W01-1). */
+function instantOf(text: string): Date {
+  const instant = new Date(text);
+  if (Number.isNaN(instant.getTime())) {
+    throw new BadRequestException(`timestamp '${text}' is not an ISO 8601 date-time (e.g. 2026-01-01T00:00:00Z)`);
+  }
+  return instant;
+}
+
 /** A body `id` must name the path's node (ignoring case): 400 otherwise. */
 function assertBodyIdMatches(nodeId: string, input: { id?: string }): void {
   if (input.id !== undefined && input.id.toLowerCase() !== nodeId.toLowerCase()) {
@@ -121,7 +130,7 @@ export class NodesService {
   async list(query: NodeListQueryDto): Promise<NodeListDto> {
     const [nodes, total] = await this.nodes.listActiveNodes({
       search: query.search || undefined,
-      changedAfter: query.timestamp === undefined ? undefined : new Date(query.timestamp),
+      changedAfter: query.timestamp === undefined ? undefined : instantOf(query.timestamp),
       offset: (query.page - 1) * query.limit,
       limit: query.limit,
     });
@@ -162,6 +171,10 @@ export class NodesService {
     const existing = await this.nodes.findNode(nodeId.toLowerCase(), manager);
     if (!existing) {
       await this.publishers.requireNodeManager(caller, publisherId, manager);
+      // The id comes from the path here, not from a validated body: the same rule as POST /publishers/{p}/nodes.
+      if (nodeId.length > 100 || !NODE_ID_PATTERN.test(nodeId)) {
+        throw new BadRequestException(`node id '${nodeId}' must be 1-100 letters, digits, '.', '_' or '-', starting and ending with a letter or digit`);
+      }
       return this.insertNewNode(manager, caller, publisherId, nodeId, { ...input, name: input.name ?? nodeId });
     }
     if (existing.publisherId !== publisherId) {
@@ -260,7 +273,7 @@ export class NodesService {
    * one asked for) with its downloadUrl, counting one download. 404 for
    * anything that cannot be installed, so a client has one case to handle.
    */
-  async install(nodeId: string, requested?: string): Promise<NodeVersionDto> {
+  async install(nodeId: string, requested: string | undefined, { countDownload }: { countDownload: boolean }): Promise<NodeVersionDto> {
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
     if (!node || node.status !== 'NodeStatusActive') {
       throw new NotFoundException(`node '${nodeId}' not found or not installable`);
@@ -275,7 +288,7 @@ export class NodesService {
     if (!INSTALLABLE_STATUSES.has(version.status) || !version.downloadUrl) {
       throw new NotFoundException(`version '${version.version}' of node '${node.id}' is not installable (${describeUninstallable(version)})`);
     }
-    this.downloads.count(node.id);
+    if (countDownload) this.downloads.count(node.id);
     return toNodeVersionDto(version);
   }
 

@@ -12,7 +12,7 @@ import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import compression from 'compression';
 import etag from 'etag';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { Observable } from 'rxjs';
+import { Observable, tap } from 'rxjs';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { nodeRequest, nodeResponse } from './http-request';
 
@@ -54,9 +54,22 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const request = nodeRequest(http.getRequest<IncomingMessage | { raw: IncomingMessage }>());
     const response = nodeResponse(http.getResponse<ServerResponse | { raw: ServerResponse }>());
-    response.setHeader('Cache-Control', `${hasCredentials(request.headers) ? 'private' : 'public'}, max-age=${this.maxAge}`);
-    response.setHeader('Vary', 'Authorization');
-    return next.handle();
+    // Only once the handler succeeded: an error (a 404 for a node published a moment later) must not be cached.
+    return next.handle().pipe(
+      tap(() => {
+        response.setHeader('Cache-Control', `${hasCredentials(request.headers) ? 'private' : 'public'}, max-age=${this.maxAge}`);
+        addVary(response, 'Authorization');
+      }),
+    );
+  }
+}
+
+/** Adds to Vary rather than replacing it (CORS has put `Origin` there when it names origins). */
+function addVary(response: ServerResponse, field: string): void {
+  const current = response.getHeader('Vary');
+  const fields = current === undefined ? [] : String(current).split(',').map((name) => name.trim());
+  if (!fields.some((name) => name.toLowerCase() === field.toLowerCase())) {
+    response.setHeader('Vary', [...fields, field].join(', '));
   }
 }
 

@@ -1,6 +1,6 @@
 import { OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsNotEmpty, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { UpdateNodeDto } from './node.dto';
 import { CreateNodeVersionDto, NodeVersionDto } from './node-version.dto';
 
@@ -13,11 +13,14 @@ export class PublishedVersionFieldsDto extends OmitType(CreateNodeVersionDto, ['
  * bearer token would.
  */
 export class PublishNodeVersionDto {
-  /** A personal access token of a member of the publisher (the same tokens as `Authorization: Bearer`). */
+  /**
+   * A personal access token of a member of the publisher (the same tokens as `Authorization: Bearer`).
+   * Missing or empty: 401, unless the request carries a valid bearer header instead.
+   */
+  @IsOptional()
   @IsString()
-  @IsNotEmpty()
   @MaxLength(512)
-  personal_access_token!: string;
+  personal_access_token?: string;
 
   /** The node, created when missing or updated as a merge-patch with the fields given (`id` must match the path). */
   @IsDefined()
