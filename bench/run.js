@@ -11,7 +11,8 @@
 //     video route's floor: forwarders doing nothing else on node:http and on Nest over Fastify with
 //     @nestjs/axios (bench/calibration-server.js).
 //   - the catalog (bench/catalog.js): reads of GET /nodes and /nodes/{id} at two catalog sizes, seeded in bulk.
-// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog runs that section alone.
+// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog runs that section
+// alone; --only registry runs the registry routes against the baseline alone (no video, bursts or calibration).
 const autocannon = require('autocannon');
 const { execFileSync } = require('node:child_process');
 const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
@@ -22,7 +23,7 @@ const { ROOT, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = re
 
 const SMOKE = process.argv.includes('--smoke');
 // `--only catalog` runs that section alone, and keeps the other sections' figures already in the results file.
-const SECTIONS = ['catalog'];
+const SECTIONS = ['catalog', 'registry'];
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 if (ONLY !== undefined && !SECTIONS.includes(ONLY)) {
   console.error(`--only takes one of: ${SECTIONS.join(', ')}`);
@@ -42,7 +43,8 @@ const MODERATE_UPSTREAM_DELAY_MS = 200;
 const SETTLE_MS = 250;
 const RESULTS = process.env.BENCH_RESULTS ?? join(__dirname, SMOKE ? 'results.smoke.json' : 'results.json');
 
-const ADAPTERS = ['express', 'fastify'];
+// BENCH_ADAPTERS=express narrows a run to one adapter (for a quick comparison; the full run measures both).
+const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'express,fastify').split(',');
 
 async function http(method, url, token, body) {
   const response = await fetch(url, {
@@ -194,7 +196,7 @@ async function measureVideo(target, upstream, headers) {
   };
 }
 
-async function benchDatabase(label, databaseUrl, upstream, adapter) {
+async function benchDatabase(label, databaseUrl, upstream, adapter, { video = true } = {}) {
   const service = await startService(databaseUrl, upstream.url, adapter);
   const fixture = await seed(databaseUrl, service.url);
   const baseline = await startHelper('baseline-server.js', { BENCH_BASELINE_DATABASE_URL: databaseUrl });
@@ -207,13 +209,13 @@ async function benchDatabase(label, databaseUrl, upstream, adapter) {
     await load(`${baseline.url}${route.path}`, options);
   }
   const videoHeaders = { Authorization: `Bearer ${fixture.token}`, 'Content-Type': 'application/json' };
-  await warmUpVideo(target, videoHeaders);
+  if (video) await warmUpVideo(target, videoHeaders);
   const rows = [];
   for (const route of registryRoutes(fixture)) {
     const options = { method: route.method, headers: route.headers, body: route.body };
     rows.push({ database: label, adapter, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
   }
-  rows.push({ database: label, adapter, route: 'POST reference2video', ...(await measureVideo(target, upstream, videoHeaders)) });
+  if (video) rows.push({ database: label, adapter, route: 'POST reference2video', ...(await measureVideo(target, upstream, videoHeaders)) });
   baseline.child.disconnect();
   const peak = peakRssMb(service.child.pid);
   service.child.kill('SIGTERM');
@@ -355,10 +357,7 @@ async function serviceSections() {
       videoFloor: floor,
     };
     // Every measured load, the service's and its reference's: a failed request in either makes the ratio meaningless.
-    const loads = (r) => [r.service, r.baseline, r.moderateLoad?.service, r.moderateLoad?.upstream, r.oneConnection?.service].filter(Boolean);
-    const broken = allRows
-      .filter((r) => loads(r).some((l) => l.non2xx > 0 || l.requestsPerSecond === 0))
-      .map((r) => `${r.database}/${r.adapter} ${r.route} ${JSON.stringify(loads(r).map((l) => l.failures).filter(Boolean))}`);
+    const broken = failedLoads(allRows);
     const failedBursts = bursts.filter((b) => b.failed > 0).map((b) => `${b.adapter} video burst`);
     if (broken.length > 0 || failedBursts.length > 0) {
       console.error(`requests failed: ${[...broken, ...failedBursts].join(', ')}`);
@@ -376,16 +375,60 @@ function previousResults() {
   return existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : { when: new Date().toISOString(), smoke: SMOKE, machine: { cpus: cpus().length, node: process.version } };
 }
 
+/** A load that failed requests makes its ratio meaningless. */
+function failedLoads(rows) {
+  const loads = (r) => [r.service, r.baseline, r.moderateLoad?.service, r.moderateLoad?.upstream, r.oneConnection?.service].filter(Boolean);
+  return rows
+    .filter((r) => loads(r).some((l) => l.non2xx > 0 || l.requestsPerSecond === 0))
+    .map((r) => `${r.database}/${r.adapter} ${r.route} ${JSON.stringify(loads(r).map((l) => l.failures).filter(Boolean))}`);
+}
+
+/**
+ * `--only registry`: the registry routes against the baseline on each database and adapter, without the
+ * video route; their rows replace the same rows of the results file, the other figures stay.
+ */
+async function registrySection(results) {
+  const dir = mkdtempSync(join(tmpdir(), 'registry-bench-'));
+  const upstreamHelper = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: String(UPSTREAM_DELAY_MS) });
+  const upstream = { url: upstreamHelper.url, pid: upstreamHelper.child.pid };
+  try {
+    const rows = [];
+    for (const adapter of ADAPTERS) {
+      rows.push(...(await benchDatabase('sqlite', `sqlite:${join(dir, `bench-${adapter}.db`)}`, upstream, adapter, { video: false })).rows);
+      if (process.env.BENCH_DATABASE_URL) {
+        rows.push(...(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, upstream, adapter, { video: false })).rows);
+      }
+    }
+    printTable(rows);
+    const key = (r) => `${r.database}/${r.adapter}/${r.route}`;
+    const replaced = new Set(rows.map(key));
+    results.rows = [...(results.rows ?? []).filter((r) => !replaced.has(key(r))), ...rows];
+    results.registryWhen = new Date().toISOString();
+    const broken = failedLoads(rows);
+    if (broken.length > 0) {
+      console.error(`requests failed: ${broken.join(', ')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    upstreamHelper.child.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.js')], { stdio: 'inherit' });
   const results = ONLY ? previousResults() : await serviceSections();
-  // The catalog section reports targets it misses; a failed request (a broken route) fails the run.
-  try {
-    results.catalog = await runCatalog({ smoke: SMOKE });
-  } catch (error) {
-    console.error('catalog section failed:', error);
-    results.catalog = { when: new Date().toISOString(), smoke: SMOKE, error: String(error?.message ?? error) };
-    process.exitCode = 1;
+  if (ONLY === 'registry') {
+    await registrySection(results);
+  } else {
+    // The catalog section reports targets it misses; a failed request (a broken route) fails the run.
+    try {
+      results.catalog = await runCatalog({ smoke: SMOKE });
+    } catch (error) {
+      console.error('catalog section failed:', error);
+      results.catalog = { when: new Date().toISOString(), smoke: SMOKE, error: String(error?.message ?? error) };
+      process.exitCode = 1;
+    }
   }
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${RESULTS}`);
