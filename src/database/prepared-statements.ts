@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, EntityMetadata, EntityTarget, FindOneOptions, ObjectLiteral } from 'typeorm';
 import { Driver } from 'typeorm/driver/Driver';
 import { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
@@ -47,7 +48,25 @@ interface SqliteStatement {
 }
 /** The part of a pg pool or client used here. */
 interface PostgresClient {
-  query(config: { text: string; values: unknown[]; rowMode: 'array' }): Promise<{ rows: unknown[][] }>;
+  query(config: { name?: string; text: string; values: unknown[]; rowMode: 'array' }): Promise<{ rows: unknown[][] }>;
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * The server-side name of a statement: PostgreSQL parses and plans a named
+ * statement once per connection (then reuses its generic plan), where an
+ * unnamed one is planned on every execution. The node display query's
+ * planning alone cost twice its execution. The name is the SQL's hash, so
+ * one text always has one name (pg refuses to reuse a name for other SQL).
+ */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `q_${createHash('sha1').update(sql).digest('hex')}`;
+    statementNames.set(sql, name);
+  }
+  return name;
 }
 
 const sqliteStatements = new WeakMap<SqliteDatabase, Map<string, SqliteStatement>>();
@@ -73,8 +92,15 @@ function sqliteStatement(database: SqliteDatabase, sql: string): SqliteStatement
  * for a node's display row), which costs more than running the query, and
  * TypeORM's query path adds its own per-statement work on top (see
  * docs/decisions.md). Values are the driver's own, as TypeORM would get them.
+ * `named`: prepared server-side on PostgreSQL (see statementName).
  */
-async function rowValues(manager: EntityManager, sql: string, parameters: unknown[], rows: 'first' | 'all'): Promise<unknown[][]> {
+async function rowValues(
+  manager: EntityManager,
+  sql: string,
+  parameters: unknown[],
+  rows: 'first' | 'all',
+  { named }: { named: boolean },
+): Promise<unknown[][]> {
   const { driver } = manager.connection;
   if (driver.options.type === 'better-sqlite3') {
     // One connection serves every query runner, transactions included.
@@ -86,7 +112,7 @@ async function rowValues(manager: EntityManager, sql: string, parameters: unknow
   const runner = manager.queryRunner;
   const client: PostgresClient =
     runner && !runner.isReleased ? ((await runner.connect()) as PostgresClient) : (driver as unknown as { master: PostgresClient }).master;
-  return (await client.query({ text: sql, values: parameters, rowMode: 'array' })).rows;
+  return (await client.query({ name: named ? statementName(sql) : undefined, text: sql, values: parameters, rowMode: 'array' })).rows;
 }
 
 /**
@@ -123,7 +149,8 @@ export class PreparedSelect {
 
   private async rows(manager: EntityManager, parameters: unknown[], rows: 'first' | 'all'): Promise<SelectedRow[]> {
     const { sql, offsets } = this.prepared.for(manager.connection);
-    const values = await rowValues(manager, sql, parameters, rows);
+    // A PreparedSelect's SQL is fixed per driver, so naming it keeps a bounded set of statements per connection.
+    const values = await rowValues(manager, sql, parameters, rows, { named: true });
     return values.map((row) => new SelectedRow(manager.connection, this.entities, offsets, row));
   }
 }
@@ -226,8 +253,8 @@ function hydrate<T extends ObjectLiteral>(dataSource: DataSource, entity: Joined
  * turn into SQL on every request than the query costs to run. `where` is an
  * OR of ANDs of equalities on entity properties (like TypeORM's `where`
  * array). It takes the same `lock` option as findOne (from
- * TransactionRunner.lockForUpdate: FOR UPDATE on PostgreSQL, none on SQLite,
- * which serialises writers instead).
+ * TransactionRunner.lockForUpdate; none on SQLite, which serialises writers
+ * instead), FOR NO KEY UPDATE on PostgreSQL.
  */
 export class PreparedFindOne<T extends ObjectLiteral> {
   private readonly entity: JoinedEntity;
@@ -240,7 +267,7 @@ export class PreparedFindOne<T extends ObjectLiteral> {
   ) {
     this.entity = { target, alias: 't' };
     this.plain = new PreparedSelect([this.entity], (dataSource, selectList) => this.build(dataSource, selectList, ''));
-    this.forUpdate = new PreparedSelect([this.entity], (dataSource, selectList) => this.build(dataSource, selectList, ' FOR UPDATE'));
+    this.forUpdate = new PreparedSelect([this.entity], (dataSource, selectList) => this.build(dataSource, selectList, ' FOR NO KEY UPDATE'));
   }
 
   async run(
@@ -248,8 +275,8 @@ export class PreparedFindOne<T extends ObjectLiteral> {
     values: Partial<Record<keyof T & string, unknown>>,
     { lock }: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<T | null> {
-    if (lock && lock.mode !== 'pessimistic_write') {
-      throw new Error(`PreparedFindOne supports only pessimistic_write locks, not ${lock.mode}`);
+    if (lock && lock.mode !== 'for_no_key_update') {
+      throw new Error(`PreparedFindOne supports only for_no_key_update locks, not ${lock.mode}`);
     }
     const row = await (lock ? this.forUpdate : this.plain).first(
       manager,
@@ -314,6 +341,27 @@ function givenProperties<T extends ObjectLiteral>(values: Partial<T>): (keyof T 
   return (Object.keys(values) as (keyof T & string)[]).filter((property) => values[property] !== undefined);
 }
 
+/** `RETURNING` every column of the entity, in metadata order (as `writtenRow` reads them). */
+function returningEveryColumn(driver: Driver, metadata: EntityMetadata): string {
+  return `RETURNING ${metadata.columns.map((column) => driver.escape(column.databaseName)).join(', ')}`;
+}
+
+/**
+ * The row an `INSERT`/`UPDATE ... RETURNING` (returningEveryColumn) wrote, as
+ * an entity hydrated with the driver's own conversions; null when the
+ * statement matched no row.
+ */
+async function writtenRow<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  sql: string,
+  parameters: unknown[],
+): Promise<T | null> {
+  // Unnamed: an UPDATE's SQL varies with the columns a client sends, which must not pile up prepared statements.
+  const [row] = await rowValues(manager, sql, parameters, 'first', { named: false });
+  return row ? (hydrate<T>(manager.connection, { target, alias: '' }, row, 0) ?? null) : null;
+}
+
 /**
  * An UPDATE of the given properties of the rows matching `where` (equalities
  * on entity properties), with values converted by the driver exactly as
@@ -323,12 +371,10 @@ function givenProperties<T extends ObjectLiteral>(values: Partial<T>): (keyof T 
 export class PreparedUpdate<T extends ObjectLiteral> {
   // Clients choose which fields a PUT changes, so the sets are theirs to
   // vary: the common ones are kept, any others built per call.
-  private readonly statements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns) => {
-    const equals = (column: ColumnMetadata, index: number) => `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, index)}`;
-    const sets = columns.map((column, index) => equals(column, index));
-    const conditions = this.where.map((property, index) => equals(columnOf(metadata, property), columns.length + index));
-    return `UPDATE ${driver.escape(metadata.tableName)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`;
-  });
+  private readonly statements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns) => this.build(driver, metadata, columns));
+  private readonly returningStatements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns) =>
+    `${this.build(driver, metadata, columns)} ${returningEveryColumn(driver, metadata)}`,
+  );
 
   constructor(
     private readonly target: EntityTarget<T>,
@@ -339,8 +385,37 @@ export class PreparedUpdate<T extends ObjectLiteral> {
     const properties = givenProperties(changes);
     if (properties.length === 0) return;
     const statement = this.statements.for(manager.connection, properties);
-    const values = persistentValues(manager.connection.driver, changes, statement, properties);
-    await manager.query(statement.sql, [...values, ...this.where.map((property) => where[property])]);
+    await manager.query(statement.sql, this.parameters(manager, statement, properties, where, changes));
+  }
+
+  /**
+   * The same UPDATE, returning the row as it wrote it (`RETURNING`, on both
+   * databases), or null when no row matched `where`. Meant for a key plus
+   * guards (e.g. the status the caller checked), so a concurrent change to a
+   * guard makes the update miss instead of writing over it.
+   */
+  async runReturning(manager: EntityManager, where: Partial<Record<keyof T & string, unknown>>, changes: Partial<T>): Promise<T | null> {
+    const properties = givenProperties(changes);
+    if (properties.length === 0) throw new Error('runReturning needs at least one change');
+    const statement = this.returningStatements.for(manager.connection, properties);
+    return writtenRow(manager, this.target, statement.sql, this.parameters(manager, statement, properties, where, changes));
+  }
+
+  private build(driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[]): string {
+    const equals = (column: ColumnMetadata, index: number) => `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, index)}`;
+    const sets = columns.map((column, index) => equals(column, index));
+    const conditions = this.where.map((property, index) => equals(columnOf(metadata, property), columns.length + index));
+    return `UPDATE ${driver.escape(metadata.tableName)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`;
+  }
+
+  private parameters(
+    manager: EntityManager,
+    statement: ColumnStatement,
+    properties: (keyof T & string)[],
+    where: Partial<Record<keyof T & string, unknown>>,
+    changes: Partial<T>,
+  ): unknown[] {
+    return [...persistentValues(manager.connection.driver, changes, statement, properties), ...this.where.map((property) => where[property])];
   }
 }
 

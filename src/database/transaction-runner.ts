@@ -14,7 +14,8 @@ export function isUniqueViolation(error: unknown): boolean {
  * Runs units of work atomically on either database.
  *
  * PostgreSQL: a real transaction per unit; rows that guard a counter are taken
- * with SELECT ... FOR UPDATE (see `lockForUpdate`).
+ * with SELECT ... FOR NO KEY UPDATE (see `lockForUpdate`), and rows a
+ * write only checks are guarded instead (see `runStatement`, stale-read.ts).
  *
  * SQLite (better-sqlite3): TypeORM shares ONE connection between all callers,
  * so two interleaved transactions would collide, and a write from another
@@ -36,9 +37,30 @@ export class TransactionRunner {
     return this.dataSource.options.type === 'postgres';
   }
 
+  /** The manager for reads outside any unit of work (what a write checks before its guarded statement). */
+  get reads(): EntityManager {
+    return this.dataSource.manager;
+  }
+
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.mappingConflicts(() => this.transaction(work));
+  }
+
+  /**
+   * A unit of work that is ONE statement, atomic by itself. On PostgreSQL it
+   * runs on the pool without BEGIN/COMMIT: two round trips fewer, and the
+   * rows it writes are locked only while it runs, so concurrent writers of a
+   * popular row do not queue behind a transaction's round trips. On SQLite it
+   * joins the queue like any transaction: a statement outside it would run
+   * inside another request's open transaction on the shared connection.
+   */
+  runStatement<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.mappingConflicts(() => (this.isPostgres ? work(this.dataSource.manager) : this.transaction(work)));
+  }
+
+  private async mappingConflicts<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await this.transaction(work);
+      return await work();
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictException('conflicts with existing data (a concurrent request created it first)');
@@ -56,8 +78,15 @@ export class TransactionRunner {
     return result;
   }
 
-  /** Find options that lock the selected row until the transaction ends (no-op on SQLite, which is already serialised). */
+  /**
+   * Find options that lock the selected row until the transaction ends
+   * (no-op on SQLite, which is already serialised). FOR NO KEY UPDATE: it
+   * serialises the row's writers as FOR UPDATE does (no write here changes
+   * a key), but not the KEY SHARE lock that inserting a row referencing it
+   * takes, so a transaction that inserted a review of a node and then locks
+   * the node cannot deadlock with another doing the same.
+   */
   lockForUpdate(): Pick<FindOneOptions, 'lock'> {
-    return this.isPostgres ? { lock: { mode: 'pessimistic_write' } } : {};
+    return this.isPostgres ? { lock: { mode: 'for_no_key_update' } } : {};
   }
 }

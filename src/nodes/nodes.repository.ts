@@ -43,6 +43,9 @@ export class NodesRepository {
   ]);
   private readonly nodeUpdate = new PreparedUpdate(NodeEntity, ['id']);
   private readonly versionUpdate = new PreparedUpdate(NodeVersionEntity, ['id']);
+  /** Updates guarded by the status the writer checked (see updateNodeIfStatus). */
+  private readonly guardedNodeUpdate = new PreparedUpdate(NodeEntity, ['id', 'status']);
+  private readonly guardedVersionUpdate = new PreparedUpdate(NodeVersionEntity, ['id', 'status']);
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -150,8 +153,22 @@ export class NodesRepository {
     return this.nodeUpdate.run(manager, { id: nodeId }, changes);
   }
 
-  setRating(manager: EntityManager, nodeId: string, rating: number): Promise<void> {
-    return this.nodeUpdate.run(manager, { id: nodeId }, { rating });
+  /**
+   * Sets the given columns if the node's status is still the one the caller
+   * read and checked; returns the row as written, or null when the status
+   * changed in between (nothing written).
+   */
+  updateNodeIfStatus(manager: EntityManager, node: Pick<NodeEntity, 'id' | 'status'>, changes: Partial<NodeEntity>): Promise<NodeEntity | null> {
+    return this.guardedNodeUpdate.runReturning(manager, { id: node.id, status: node.status }, changes);
+  }
+
+  /** updateNodeIfStatus for a version. */
+  updateVersionIfStatus(
+    manager: EntityManager,
+    version: Pick<NodeVersionEntity, 'id' | 'status'>,
+    changes: Partial<NodeVersionEntity>,
+  ): Promise<NodeVersionEntity | null> {
+    return this.guardedVersionUpdate.runReturning(manager, { id: version.id, status: version.status }, changes);
   }
 
   /** A version of the node by its id or by its semantic version string. */
@@ -220,9 +237,11 @@ export class NodesRepository {
    * locking join would not: PostgreSQL (READ COMMITTED) re-reads only the
    * locked row after a wait, and the joined version and publisher rows would
    * be those of before it, e.g. a latest version a concurrent version write
-   * just replaced. SQLite serialises writers and takes no row locks.
+   * just replaced. SQLite serialises writers and takes no row locks. Writes
+   * take it too before a statement that must see every change committed to
+   * the node's rows (a rating recomputed from its reviews).
    */
-  private async lockNodeRow(manager: EntityManager, normalizedId: string, lock: FindOneOptions['lock']): Promise<void> {
+  async lockNodeRow(manager: EntityManager, normalizedId: string, lock: FindOneOptions['lock']): Promise<void> {
     if (lock) {
       await this.nodeByNormalizedId.run(manager, { normalizedId }, { lock });
     }

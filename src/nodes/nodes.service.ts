@@ -7,10 +7,11 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { parse as parseSemver } from 'semver';
-import { EntityManager } from 'typeorm';
+import { EntityManager, FindOneOptions } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { totalPages } from '../common/pagination/page-query.dto';
 import { adminOnlyFields } from '../common/validation/admin-only';
+import { retryOnStaleRead, StaleReadError } from '../database/stale-read';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PublishersService } from '../publishers/publishers.service';
 import { CreateNodeDto, NODE_ID_PATTERN, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
@@ -228,15 +229,32 @@ export class NodesService {
     return node;
   }
 
-  /** PUT /publishers/{publisherId}/nodes/{nodeId}: merge-patch of the node's metadata. */
+  /**
+   * PUT /publishers/{publisherId}/nodes/{nodeId}: merge-patch of the node's
+   * metadata. The checks run on an unlocked read; the patch is then one
+   * UPDATE guarded by the status they saw (redone from the read if it
+   * changed), so writers of a popular node hold its row only for that one
+   * statement, and the reply is read after it. Admin-only fields a
+   * non-admin resent unchanged are not written, so a concurrent admin
+   * change to them is never undone.
+   */
   async update(caller: Principal, publisherId: string, nodeId: string, input: UpdateNodeDto): Promise<NodeDto> {
     assertBodyIdMatches(nodeId, input);
-    const node = await this.tx.run((manager) => this.patchNode(manager, caller, publisherId, nodeId, input));
-    // The row as locked plus this update is what the transaction committed: no need to read it back.
-    return toNodeDto(node);
+    const node = await retryOnStaleRead(async () => {
+      const read = await this.publisherNode(this.tx.reads, caller, publisherId, nodeId, {});
+      this.assertAdminFieldsUnchanged(caller, read, input);
+      const checked = { id: read.id, status: read.status };
+      const changes = this.applyPatch(read, input, caller.isAdmin ? [] : ADMIN_ONLY_NODE_FIELDS);
+      const written = await this.tx.runStatement((manager) =>
+        this.nodes.updateNodeIfStatus(manager, checked, { ...changes, updatedAt: new Date() }),
+      );
+      if (!written) throw new StaleReadError(`node '${read.id}'`);
+      return written;
+    });
+    return this.displayAfterWrite(node.id);
   }
 
-  /** Locks the publisher's node and applies the merge-patch; returns the node as it now is. */
+  /** Locks the publisher's node and applies the merge-patch, inside the caller's transaction; returns the node as it now is. */
   private async patchNode(
     manager: EntityManager,
     caller: Principal,
@@ -357,33 +375,46 @@ export class NodesService {
   }
 
   /** PUT /publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}: changelog, deprecation and (admins) moderation. */
-  updateVersion(
+  /**
+   * The checks run on unlocked reads; the transaction then writes, each
+   * statement guarded by the status the checks saw (redone from the reads if
+   * one changed): the node's change time first, which takes the node's row
+   * lock in the same order as every other version write (node, then
+   * version), then the version. The node's row is held for those two
+   * statements and the commit, not for the reads.
+   */
+  async updateVersion(
     caller: Principal,
     publisherId: string,
     nodeId: string,
     versionId: string,
     input: UpdateNodeVersionDto,
   ): Promise<NodeVersionDto> {
-    return this.tx.run(async (manager) => {
-      const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
+    const changes: Partial<NodeVersionEntity> = {};
+    if (input.changelog !== undefined) changes.changelog = input.changelog;
+    if (input.deprecated !== undefined) changes.deprecated = input.deprecated;
+    if (input.status !== undefined) changes.status = input.status;
+    if (input.status_reason !== undefined) changes.statusReason = input.status_reason;
+    // Only status and deprecation take part in the latest-version rule; a changelog edit cannot move it.
+    const latestMayMove = changes.deprecated !== undefined || changes.status !== undefined;
+    const version = await retryOnStaleRead(async () => {
+      const node = await this.publisherNode(this.tx.reads, caller, publisherId, nodeId, {});
       const adminField = ADMIN_ONLY_VERSION_FIELDS.find((field) => input[field] !== undefined);
       if (adminField && !caller.isAdmin) {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
-      const version = await this.findWritableVersion(manager, caller, node, versionId);
-      const changes: Partial<NodeVersionEntity> = {};
-      if (input.changelog !== undefined) changes.changelog = input.changelog;
-      if (input.deprecated !== undefined) changes.deprecated = input.deprecated;
-      if (input.status !== undefined) changes.status = input.status;
-      if (input.status_reason !== undefined) changes.statusReason = input.status_reason;
-      Object.assign(version, changes);
-      await this.nodes.updateVersion(manager, version.id, changes);
-      // Only status and deprecation take part in the latest-version rule; a changelog edit cannot move it.
-      await this.recordVersionChange(manager, node.id, {
-        latestMayMove: changes.deprecated !== undefined || changes.status !== undefined,
+      const read = await this.findWritableVersion(this.tx.reads, caller, node, versionId);
+      return this.tx.run(async (manager) => {
+        if (!(await this.nodes.updateNodeIfStatus(manager, node, { updatedAt: new Date() }))) {
+          throw new StaleReadError(`node '${node.id}'`);
+        }
+        const written = await this.nodes.updateVersionIfStatus(manager, read, changes);
+        if (!written) throw new StaleReadError(`version '${read.version}' of node '${node.id}'`);
+        if (latestMayMove) await this.recomputeLatestVersion(manager, node.id);
+        return written;
       });
-      return toNodeVersionDto(version);
     });
+    return toNodeVersionDto(version);
   }
 
   /**
@@ -407,11 +438,12 @@ export class NodesService {
   }
 
   /**
-   * Locks a node that may receive a review: 404 when unknown or deleted, 403
-   * when banned. Meant for the reviews module, inside its transaction.
+   * A node that may receive a review, read without a lock: 404 when unknown
+   * or deleted, 403 when banned. The reviews module guards its write with
+   * the status read here.
    */
-  async lockReviewableNode(manager: EntityManager, nodeId: string): Promise<NodeEntity> {
-    const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase(), manager, this.tx.lockForUpdate());
+  async reviewableNode(nodeId: string): Promise<NodeEntity> {
+    const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
     if (!node || node.status === 'NodeStatusDeleted') {
       throw new NotFoundException(`node '${nodeId}' not found`);
     }
@@ -421,11 +453,20 @@ export class NodesService {
     return node;
   }
 
-  /** Sets the rating of a node from lockReviewableNode; returns the node as it now is, for the reply. */
-  async setRating(manager: EntityManager, node: NodeEntity, rating: number): Promise<NodeDto> {
-    await this.nodes.setRating(manager, node.id, rating);
-    node.rating = rating;
-    return toNodeDto(node);
+  /** Locks a node read by reviewableNode for the rest of the caller's transaction (PostgreSQL; SQLite serialises writers). */
+  lockNode(manager: EntityManager, node: NodeEntity): Promise<void> {
+    return this.nodes.lockNodeRow(manager, node.normalizedId, this.tx.lockForUpdate().lock);
+  }
+
+  /**
+   * The reply of a write that answers with the node: read after the write
+   * committed, in a statement of its own, so that it shows what every
+   * transaction the write waited for committed (a join in the write's own
+   * statement would show the rows of before the wait). A node an admin just
+   * deleted is still shown.
+   */
+  displayAfterWrite(nodeId: string): Promise<NodeDto> {
+    return this.display(nodeId, { includeDeleted: true });
   }
 
   /**
@@ -435,13 +476,19 @@ export class NodesService {
    * the caller may not manage the publisher. Deleted nodes are 404 and banned
    * nodes 403 for everyone but admins.
    */
-  async lockPublisherNode(
+  lockPublisherNode(manager: EntityManager, caller: Principal, publisherId: string, nodeId: string): Promise<NodeEntity> {
+    return this.publisherNode(manager, caller, publisherId, nodeId, this.tx.lockForUpdate());
+  }
+
+  /** lockPublisherNode's checks, on a read taken with `lock` (none: a write that guards its statements instead). */
+  private async publisherNode(
     manager: EntityManager,
     caller: Principal,
     publisherId: string,
     nodeId: string,
+    lock: Pick<FindOneOptions, 'lock'>,
   ): Promise<NodeEntity> {
-    const found = await this.nodes.findNodeWithRole(manager, nodeId.toLowerCase(), caller.id, this.tx.lockForUpdate());
+    const found = await this.nodes.findNodeWithRole(manager, nodeId.toLowerCase(), caller.id, lock);
     if (!found || found.node.publisherId !== publisherId) {
       // As precise as when the publisher is checked first: 404 for an unknown publisher, 403 for one the caller may not manage.
       await this.publishers.requireNodeManager(caller, publisherId, manager);
@@ -468,12 +515,12 @@ export class NodesService {
     }
   }
 
-  /** Applies the merge patch to the entity; returns the columns it set. */
-  private applyPatch(node: NodeEntity, input: NodeFieldsDto & { name?: string }): Partial<NodeEntity> {
+  /** Applies the merge patch to the entity; returns the columns it set (leaving out the `unwritten` fields). */
+  private applyPatch(node: NodeEntity, input: NodeFieldsDto & { name?: string }, unwritten: readonly NodeField[] = []): Partial<NodeEntity> {
     const changes: Partial<NodeEntity> = {};
     for (const [field, column] of Object.entries(NODE_COLUMNS) as [NodeField, keyof NodeEntity][]) {
       const value = input[field];
-      if (value !== undefined) {
+      if (value !== undefined && !unwritten.includes(field)) {
         Object.assign(changes, { [column]: patchValue(field, value) });
       }
     }
@@ -489,8 +536,17 @@ export class NodesService {
   async recordVersionChange(manager: EntityManager, nodeId: string, { latestMayMove }: { latestMayMove: boolean }): Promise<void> {
     const changes: Partial<NodeEntity> = { updatedAt: new Date() };
     if (latestMayMove) {
-      changes.latestVersionId = pickLatestVersion(await this.nodes.versionCandidates(manager, nodeId))?.id ?? null;
+      changes.latestVersionId = await this.latestVersionId(manager, nodeId);
     }
     await this.nodes.updateNode(manager, nodeId, changes);
+  }
+
+  /** Sets the node's latest version from its versions as they now are; the caller holds the node's row lock. */
+  private async recomputeLatestVersion(manager: EntityManager, nodeId: string): Promise<void> {
+    await this.nodes.updateNode(manager, nodeId, { latestVersionId: await this.latestVersionId(manager, nodeId) });
+  }
+
+  private async latestVersionId(manager: EntityManager, nodeId: string): Promise<string | null> {
+    return pickLatestVersion(await this.nodes.versionCandidates(manager, nodeId))?.id ?? null;
   }
 }

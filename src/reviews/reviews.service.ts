@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Principal } from '../auth/principal';
+import { retryOnStaleRead, StaleReadError } from '../database/stale-read';
 import { TransactionRunner } from '../database/transaction-runner';
 import { NodeDto } from '../nodes/dto/node.dto';
 import { NodesService } from '../nodes/nodes.service';
@@ -17,20 +18,27 @@ export class ReviewsService {
 
   /**
    * Records the caller's review (replacing an earlier one) and recomputes the
-   * node's rating. The node row is locked first, so concurrent reviews queue
-   * on it and each recomputation sees every committed review: no lost update.
-   * The reply is that locked row with its new rating, as the transaction committed it.
+   * node's rating, in one transaction: the review first, then the node's row
+   * lock, then the rating computed by one statement. Concurrent reviews queue
+   * on the lock only for that statement and the commit, and each
+   * recomputation, started after the lock was granted, sees every committed
+   * review: no lost update. The rating write is guarded by the status the
+   * checks read (redone from the read if it changed). The reply is read
+   * after the commit.
    */
   review(caller: Principal, nodeId: string, star: number): Promise<NodeDto> {
-    return this.tx.run(async (manager) => {
-      const node = await this.nodes.lockReviewableNode(manager, nodeId);
-      const now = new Date();
-      await this.reviews.upsert(
-        manager,
-        Object.assign(new ReviewEntity(), { id: randomUUID(), nodeId: node.id, userId: caller.id, star, createdAt: now, updatedAt: now }),
-      );
-      const { sum, count } = await this.reviews.starTotals(manager, node.id);
-      return this.nodes.setRating(manager, node, count === 0 ? 0 : sum / count);
+    return retryOnStaleRead(async () => {
+      const node = await this.nodes.reviewableNode(nodeId);
+      await this.tx.run(async (manager) => {
+        const now = new Date();
+        await this.reviews.upsert(
+          manager,
+          Object.assign(new ReviewEntity(), { id: randomUUID(), nodeId: node.id, userId: caller.id, star, createdAt: now, updatedAt: now }),
+        );
+        await this.nodes.lockNode(manager, node);
+        if (!(await this.reviews.recomputeRating(manager, node))) throw new StaleReadError(`node '${node.id}'`);
+      });
+      return this.nodes.displayAfterWrite(node.id);
     });
   }
 }
