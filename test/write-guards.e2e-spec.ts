@@ -111,7 +111,8 @@ onPostgres('Guarded registry writes (PostgreSQL)', () => {
   it('POST review: a review committed while the rating waited for the lock counts in the rating', async () => {
     const earlier = await t.createUser();
     const insertReview = `INSERT INTO reviews (id, node_id, user_id, star, created_at, updated_at) VALUES (gen_random_uuid(), $1, $2, 1, now(), now())`;
-    // NO KEY UPDATE, as the service's own lock: the request's review insert passes it and waits at the rating.
+    // NO KEY UPDATE, as the service's own lock. A review insert passes it, so a request that did not lock the node
+    // first would wait only at its rating statement, whose snapshot predates this review.
     const lockNode = `SELECT id FROM nodes WHERE id = $1 FOR NO KEY UPDATE`;
     const res = await commitUnder(
       [

@@ -18,11 +18,12 @@ export class ReviewsService {
 
   /**
    * Records the caller's review (replacing an earlier one) and recomputes the
-   * node's rating, in one transaction: the review first, then the node's row
-   * lock, then the rating computed by one statement. Concurrent reviews queue
-   * on the lock only for that statement and the commit, and each
-   * recomputation, started after the lock was granted, sees every committed
-   * review: no lost update. The rating write is guarded by the status the
+   * node's rating, in one transaction: the node's row lock (taken first, as
+   * by every write that touches a node and rows referencing it), the review,
+   * then the rating computed by one statement. Concurrent reviews queue on
+   * the lock for those two statements and the commit (the checks ran
+   * before, unlocked), and each recomputation, started after the lock was
+   * granted, sees every committed review: no lost update. The rating write is guarded by the status the
    * checks read (redone from the read if it changed). The reply is read
    * after the commit.
    */
@@ -30,12 +31,12 @@ export class ReviewsService {
     return retryOnStaleRead(async () => {
       const node = await this.nodes.reviewableNode(nodeId);
       await this.tx.run(async (manager) => {
+        await this.nodes.lockNode(manager, node);
         const now = new Date();
         await this.reviews.upsert(
           manager,
           Object.assign(new ReviewEntity(), { id: randomUUID(), nodeId: node.id, userId: caller.id, star, createdAt: now, updatedAt: now }),
         );
-        await this.nodes.lockNode(manager, node);
         if (!(await this.reviews.recomputeRating(manager, node))) throw new StaleReadError(`node '${node.id}'`);
       });
       return this.nodes.displayAfterWrite(node.id);
