@@ -315,7 +315,7 @@ class ColumnStatements<T extends ObjectLiteral> {
   constructor(
     private readonly target: EntityTarget<T>,
     private readonly limit: number,
-    private readonly build: (driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[]) => string,
+    private readonly build: (driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[], dataSource: DataSource) => string,
   ) {}
 
   for(dataSource: DataSource, properties: (keyof T & string)[]): ColumnStatement {
@@ -324,7 +324,7 @@ class ColumnStatements<T extends ObjectLiteral> {
     if (!statement) {
       const metadata = dataSource.getMetadata(this.target);
       const columns = properties.map((property) => columnOf(metadata, property));
-      statement = { sql: this.build(dataSource.driver, metadata, columns), columns };
+      statement = { sql: this.build(dataSource.driver, metadata, columns, dataSource), columns };
       if (this.statements.size < this.limit) this.statements.set(key, statement);
     }
     return statement;
@@ -375,13 +375,27 @@ export class PreparedUpdate<T extends ObjectLiteral> {
   private readonly returningStatements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns) =>
     `${this.build(driver, metadata, columns)} ${returningEveryColumn(driver, metadata)}`,
   );
+  private readonly touchingStatements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns, dataSource) => {
+    if (!this.touching) throw new Error(`${metadata.name}'s PreparedUpdate touches no other row`);
+    const { update, set } = this.touching;
+    const touchMetadata = dataSource.getMetadata(update.target);
+    const touch = update.build(driver, touchMetadata, set.map((property) => columnOf(touchMetadata, property)), columns.length + this.where.length);
+    const updated = `${this.build(driver, metadata, columns)} AND EXISTS (SELECT 1 FROM ${driver.escape('touched')})`;
+    return `WITH ${driver.escape('touched')} AS (${touch} RETURNING 1) ${updated} ${returningEveryColumn(driver, metadata)}`;
+  });
 
+  /**
+   * `touching`: PostgreSQL only, for runReturningTouching: another row the
+   * update also sets, e.g. a node's change time when one of its versions
+   * changes.
+   */
   constructor(
     private readonly target: EntityTarget<T>,
     private readonly where: (keyof T & string)[],
+    private readonly touching?: Touching,
   ) {}
 
-  async run(manager: EntityManager, where: Partial<Record<keyof T & string, unknown>>, changes: Partial<T>): Promise<void> {
+  async run(manager: EntityManager, where: WhereValues<T>, changes: Partial<T>): Promise<void> {
     const properties = givenProperties(changes);
     if (properties.length === 0) return;
     const statement = this.statements.for(manager.connection, properties);
@@ -394,15 +408,44 @@ export class PreparedUpdate<T extends ObjectLiteral> {
    * guards (e.g. the status the caller checked), so a concurrent change to a
    * guard makes the update miss instead of writing over it.
    */
-  async runReturning(manager: EntityManager, where: Partial<Record<keyof T & string, unknown>>, changes: Partial<T>): Promise<T | null> {
+  async runReturning(manager: EntityManager, where: WhereValues<T>, changes: Partial<T>): Promise<T | null> {
     const properties = givenProperties(changes);
     if (properties.length === 0) throw new Error('runReturning needs at least one change');
     const statement = this.returningStatements.for(manager.connection, properties);
     return writtenRow(manager, this.target, statement.sql, this.parameters(manager, statement, properties, where, changes));
   }
 
-  private build(driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[]): string {
-    const equals = (column: ColumnMetadata, index: number) => `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, index)}`;
+  /**
+   * PostgreSQL: runReturning and the `touching` row's update as ONE
+   * statement (`WITH touched AS (UPDATE …) UPDATE … AND EXISTS (SELECT 1
+   * FROM touched)`), atomic without BEGIN/COMMIT, so both rows are locked
+   * only while it runs. The row is updated only if the touched row matched
+   * its own guards; null when either missed (the touched row may then have
+   * been set alone, which a change time allows).
+   */
+  async runReturningTouching(
+    manager: EntityManager,
+    where: WhereValues<T>,
+    changes: Partial<T>,
+    touched: { where: WhereValues<ObjectLiteral>; changes: ObjectLiteral },
+  ): Promise<T | null> {
+    const properties = givenProperties(changes);
+    if (properties.length === 0 || !this.touching) throw new Error('runReturningTouching needs a change and a touched row');
+    const statement = this.touchingStatements.for(manager.connection, properties);
+    const { update, set } = this.touching;
+    const touchMetadata = manager.connection.getMetadata(update.target);
+    const touchStatement = { sql: '', columns: set.map((property) => columnOf(touchMetadata, property)) };
+    const parameters = [
+      ...this.parameters(manager, statement, properties, where, changes),
+      ...update.parameters(manager, touchStatement, set, touched.where, touched.changes),
+    ];
+    return writtenRow(manager, this.target, statement.sql, parameters);
+  }
+
+  /** `UPDATE … SET … WHERE …` with its parameters numbered from `offset` (set columns first, then the where). */
+  private build(driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[], offset = 0): string {
+    const equals = (column: ColumnMetadata, index: number) =>
+      `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, offset + index)}`;
     const sets = columns.map((column, index) => equals(column, index));
     const conditions = this.where.map((property, index) => equals(columnOf(metadata, property), columns.length + index));
     return `UPDATE ${driver.escape(metadata.tableName)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`;
@@ -412,11 +455,19 @@ export class PreparedUpdate<T extends ObjectLiteral> {
     manager: EntityManager,
     statement: ColumnStatement,
     properties: (keyof T & string)[],
-    where: Partial<Record<keyof T & string, unknown>>,
+    where: WhereValues<T>,
     changes: Partial<T>,
   ): unknown[] {
     return [...persistentValues(manager.connection.driver, changes, statement, properties), ...this.where.map((property) => where[property])];
   }
+}
+
+type WhereValues<T> = Partial<Record<keyof T & string, unknown>>;
+
+/** The other row a PreparedUpdate also sets (runReturningTouching): its update (key and guards) and the properties it sets. */
+export interface Touching {
+  update: PreparedUpdate<ObjectLiteral>;
+  set: string[];
 }
 
 /** On a unique violation of `columns`, update `update` to the new row's values instead (an upsert). */

@@ -45,7 +45,10 @@ export class NodesRepository {
   private readonly versionUpdate = new PreparedUpdate(NodeVersionEntity, ['id']);
   /** Updates guarded by the status the writer checked (see updateNodeIfStatus). */
   private readonly guardedNodeUpdate = new PreparedUpdate(NodeEntity, ['id', 'status']);
-  private readonly guardedVersionUpdate = new PreparedUpdate(NodeVersionEntity, ['id', 'status']);
+  private readonly guardedVersionUpdate = new PreparedUpdate(NodeVersionEntity, ['id', 'status'], {
+    update: this.guardedNodeUpdate,
+    set: ['updatedAt'],
+  });
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -162,13 +165,31 @@ export class NodesRepository {
     return this.guardedNodeUpdate.runReturning(manager, { id: node.id, status: node.status }, changes);
   }
 
-  /** updateNodeIfStatus for a version. */
-  updateVersionIfStatus(
+  /**
+   * A version's changes and its node's change time (so a sync with
+   * `timestamp` sees the node, CONTRACT §6), each guarded by the status the
+   * caller checked, atomically: the version as written, or null when a
+   * guard missed. PostgreSQL: one statement, which sets the node first (the
+   * lock order of every version write: node, then version) and needs no
+   * transaction; SQLite: two, in the caller's unit of work.
+   */
+  async updateVersionTouchingNode(
     manager: EntityManager,
+    node: Pick<NodeEntity, 'id' | 'status'>,
     version: Pick<NodeVersionEntity, 'id' | 'status'>,
     changes: Partial<NodeVersionEntity>,
+    changedAt: Date,
   ): Promise<NodeVersionEntity | null> {
-    return this.guardedVersionUpdate.runReturning(manager, { id: version.id, status: version.status }, changes);
+    const versionGuard = { id: version.id, status: version.status };
+    const nodeChange = { updatedAt: changedAt };
+    if (this.dataSource.options.type === 'postgres') {
+      return this.guardedVersionUpdate.runReturningTouching(manager, versionGuard, changes, {
+        where: { id: node.id, status: node.status },
+        changes: nodeChange,
+      });
+    }
+    if (!(await this.updateNodeIfStatus(manager, node, nodeChange))) return null;
+    return this.guardedVersionUpdate.runReturning(manager, versionGuard, changes);
   }
 
   /** A version of the node by its id or by its semantic version string. */

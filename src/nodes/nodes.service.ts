@@ -376,12 +376,11 @@ export class NodesService {
 
   /** PUT /publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}: changelog, deprecation and (admins) moderation. */
   /**
-   * The checks run on unlocked reads; the transaction then writes, each
-   * statement guarded by the status the checks saw (redone from the reads if
-   * one changed): the node's change time first, which takes the node's row
-   * lock in the same order as every other version write (node, then
-   * version), then the version. The node's row is held for those two
-   * statements and the commit, not for the reads.
+   * The checks run on unlocked reads; the version and its node's change time
+   * are then written together, guarded by the statuses the checks saw
+   * (redone from the reads if one changed): one statement on PostgreSQL, so
+   * the node's row is held only while it runs, plus the latest version's
+   * recomputation, under that lock, when status or deprecation changed.
    */
   async updateVersion(
     caller: Principal,
@@ -404,15 +403,14 @@ export class NodesService {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
       const read = await this.findWritableVersion(this.tx.reads, caller, node, versionId);
-      return this.tx.run(async (manager) => {
-        if (!(await this.nodes.updateNodeIfStatus(manager, node, { updatedAt: new Date() }))) {
-          throw new StaleReadError(`node '${node.id}'`);
-        }
-        const written = await this.nodes.updateVersionIfStatus(manager, read, changes);
+      const write = async (manager: EntityManager) => {
+        const written = await this.nodes.updateVersionTouchingNode(manager, node, read, changes, new Date());
         if (!written) throw new StaleReadError(`version '${read.version}' of node '${node.id}'`);
         if (latestMayMove) await this.recomputeLatestVersion(manager, node.id);
         return written;
-      });
+      };
+      // Moving the latest version reads the versions under the node's lock, which the write took: a transaction.
+      return latestMayMove ? this.tx.run(write) : this.tx.runStatement(write);
     });
     return toNodeVersionDto(version);
   }
