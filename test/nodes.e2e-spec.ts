@@ -10,6 +10,7 @@ import { UsersRepository } from '../src/users/users.repository';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { VideoTasksRepository } from '../src/video-proxy/video-tasks.repository';
 import { expectNoNulls } from './support/no-nulls';
+import { lockWaiters } from './support/postgres';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser, unique } from './support/test-app';
 
@@ -285,13 +286,7 @@ describe('Nodes', () => {
           const put = t.http.put(nodeUrl(f)).set(f.member.auth).send({ author: 'Waiter' }).then((res) => res);
           const review = t.http.post(`/nodes/${f.nodeId}/reviews?star=4`).set(outsider.auth).then((res) => res);
           // Both requests are queued on the lock before the holder commits.
-          for (let waiting = 0; waiting < 2; ) {
-            await new Promise((resolve) => setTimeout(resolve, 20));
-            const [row] = await t.dataSource.query<{ count: string }[]>(
-              `SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-            );
-            waiting = Number(row.count);
-          }
+          await lockWaiters(t.dataSource, 2);
           await holder.commitTransaction();
           const [putReply, reviewReply] = await Promise.all([put, review]);
           const get = await t.http.get(`/nodes/${f.nodeId}`).expect(200);

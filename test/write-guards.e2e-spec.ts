@@ -1,6 +1,7 @@
 import { ReviewEntity } from '../src/reviews/entities/review.entity';
 import { NodeVersionEntity } from '../src/nodes/entities/node-version.entity';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
+import { lockWaiters } from './support/postgres';
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser } from './support/test-app';
 
@@ -46,13 +47,7 @@ onPostgres('Guarded registry writes (PostgreSQL)', () => {
     try {
       for (const [sql, parameters] of statements) await holder.query(sql, parameters);
       const pending = Promise.resolve(request());
-      for (let waiting = 0; waiting < 1; ) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        const [row] = await t.dataSource.query<{ count: string }[]>(
-          `SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        waiting = Number(row.count);
-      }
+      await lockWaiters(t.dataSource, 1);
       await holder.commitTransaction();
       return await pending;
     } finally {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
 
 /**
  * A fresh, empty PostgreSQL database on the server TEST_DATABASE_URL names
@@ -14,4 +15,15 @@ export function freshPostgresDatabase(prefix: string): { url: string; drop: () =
   const url = new URL(base);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => execFileSync(process.execPath, ['.ci/pg-database.js', 'drop', name]) };
+}
+
+/** Resolves once at least `count` sessions of the test database wait on a lock (requests queued on a row a test holds). */
+export async function lockWaiters(dataSource: DataSource, count: number): Promise<void> {
+  for (let waiting = 0; waiting < count; ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const [row] = await dataSource.query<{ count: string }[]>(
+      `SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    waiting = Number(row.count);
+  }
 }
