@@ -1,3 +1,4 @@
+import { isoTime } from '../../common/replies/iso-time';
 import { absentIfNull } from '../../common/replies/omit-absent';
 import { toPublisherDto } from '../../publishers/dto/publisher.mapper';
 import { NodeVersionEntity } from '../entities/node-version.entity';
@@ -27,7 +28,7 @@ export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
     supported_app_frontend_version: absentIfNull(version.supportedAppFrontendVersion),
     tags: version.tags,
     tags_admin: version.tagsAdmin,
-    createdAt: version.createdAt.toISOString(),
+    createdAt: isoTime(version.createdAt),
   };
 }
 
@@ -60,7 +61,7 @@ export function toNodeDto(node: NodeEntity): NodeDto {
     downloads: node.downloads,
     github_stars: node.githubStars,
     rating: node.rating,
-    created_at: node.createdAt.toISOString(),
+    created_at: isoTime(node.createdAt),
     publisher: toPublisherDto(node.publisher),
     latest_version: node.latestVersion ? toNodeVersionDto(node.latestVersion) : undefined,
   };

@@ -1,3 +1,4 @@
+import { isoTime } from '../../common/replies/iso-time';
 import { absentIfNull, omitAbsent } from '../../common/replies/omit-absent';
 import { PublisherMemberEntity } from '../entities/publisher-member.entity';
 import { PublisherEntity } from '../entities/publisher.entity';
@@ -13,7 +14,7 @@ export function toPublisherDto(publisher: PublisherEntity): PublisherDto {
     support: absentIfNull(publisher.support),
     source_code_repo: absentIfNull(publisher.sourceCodeRepo),
     logo: absentIfNull(publisher.logo),
-    createdAt: publisher.createdAt.toISOString(),
+    createdAt: isoTime(publisher.createdAt),
   };
 }
 
