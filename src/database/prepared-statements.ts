@@ -192,7 +192,7 @@ function isSqliteDatetime(value: unknown): value is string {
  * datetimes, and the driver's generic path (a chain of type tests, and on
  * SQLite two regular expressions and a replace per datetime) was a tenth of
  * a catalog page's CPU. Each shortcut gives what the driver gives for that
- * value: simple-json text is JSON.parse'd; a Date (PostgreSQL's driver
+ * value: simple-json text is JSON.parse'd (`[]` made directly); a Date (PostgreSQL's driver
  * parses timestamps) is kept; SQLite's datetime text becomes the Date of its
  * ISO form with `T` and `Z`, as TypeORM's regular expressions make it.
  * Anything else goes to the driver.
@@ -202,7 +202,8 @@ function conversionOf(driver: Driver, column: ColumnMetadata): ((value: unknown)
   if (column.transformer) return general;
   if (UNCONVERTED_TYPES.has(column.type)) return null;
   if (column.type === 'simple-json') {
-    return (value): unknown => (typeof value === 'string' ? (JSON.parse(value) as unknown) : general(value));
+    // Most of them hold an empty array, which needs no parser.
+    return (value): unknown => (value === '[]' ? [] : typeof value === 'string' ? (JSON.parse(value) as unknown) : general(value));
   }
   if (column.type === Date || column.type === 'datetime') {
     return (value) =>
