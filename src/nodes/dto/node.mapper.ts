@@ -1,38 +1,35 @@
-import { omitAbsent } from '../../common/replies/omit-absent';
+import { isoTime } from '../../common/replies/iso-time';
+import { absentIfNull } from '../../common/replies/omit-absent';
 import { toPublisherDto } from '../../publishers/dto/publisher.mapper';
-import { CompatibilityColumns } from '../entities/compatibility-columns';
 import { NodeVersionEntity } from '../entities/node-version.entity';
 import { NodeEntity } from '../entities/node.entity';
 import { NodeDto } from './node.dto';
 import { NodeVersionDto } from './node-version.dto';
 
-/** The compatibility and tag fields a node and its versions share. */
-function toCompatibilityFields(entity: CompatibilityColumns) {
-  return {
-    supported_os: entity.supportedOs,
-    supported_accelerators: entity.supportedAccelerators,
-    supported_app_version: entity.supportedAppVersion,
-    supported_app_frontend_version: entity.supportedAppFrontendVersion,
-    tags: entity.tags,
-    tags_admin: entity.tagsAdmin,
-  };
-}
+// Each reply is one object literal (see absentIfNull): a catalog page maps every node through here. The
+// compatibility and tag fields a node and its versions share are written out in both, in the same order,
+// rather than spread from a helper's object, which would be built and copied per node.
 
 export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
-  return omitAbsent({
+  return {
     id: version.id,
     node_id: version.nodeId,
     version: version.version,
-    changelog: version.changelog,
+    changelog: absentIfNull(version.changelog),
     dependencies: version.dependencies,
     deprecated: version.deprecated,
-    downloadUrl: version.downloadUrl,
+    downloadUrl: absentIfNull(version.downloadUrl),
     status: version.status,
-    status_reason: version.statusReason,
-    app_node_extract_status: version.appNodeExtractStatus,
-    ...toCompatibilityFields(version),
-    createdAt: version.createdAt.toISOString(),
-  });
+    status_reason: absentIfNull(version.statusReason),
+    app_node_extract_status: absentIfNull(version.appNodeExtractStatus),
+    supported_os: version.supportedOs,
+    supported_accelerators: version.supportedAccelerators,
+    supported_app_version: absentIfNull(version.supportedAppVersion),
+    supported_app_frontend_version: absentIfNull(version.supportedAppFrontendVersion),
+    tags: version.tags,
+    tags_admin: version.tagsAdmin,
+    createdAt: isoTime(version.createdAt),
+  };
 }
 
 /** The full node as every route shows it; expects `publisher` and `latestVersion` to be loaded. */
@@ -40,27 +37,32 @@ export function toNodeDto(node: NodeEntity): NodeDto {
   if (!node.publisher) {
     throw new Error(`node ${node.id} was loaded without its publisher`);
   }
-  return omitAbsent({
+  return {
     id: node.id,
     name: node.name,
-    description: node.description,
-    author: node.author,
-    category: node.category,
-    license: node.license,
-    icon: node.icon,
-    banner_url: node.bannerUrl,
-    repository: node.repository,
-    ...toCompatibilityFields(node),
+    description: absentIfNull(node.description),
+    author: absentIfNull(node.author),
+    category: absentIfNull(node.category),
+    license: absentIfNull(node.license),
+    icon: absentIfNull(node.icon),
+    banner_url: absentIfNull(node.bannerUrl),
+    repository: absentIfNull(node.repository),
+    supported_os: node.supportedOs,
+    supported_accelerators: node.supportedAccelerators,
+    supported_app_version: absentIfNull(node.supportedAppVersion),
+    supported_app_frontend_version: absentIfNull(node.supportedAppFrontendVersion),
+    tags: node.tags,
+    tags_admin: node.tagsAdmin,
     preempted_app_node_names: node.preemptedAppNodeNames,
-    translations: node.translations,
+    translations: absentIfNull(node.translations),
     status: node.status,
-    status_detail: node.statusDetail,
+    status_detail: absentIfNull(node.statusDetail),
     search_ranking: node.searchRanking,
     downloads: node.downloads,
     github_stars: node.githubStars,
     rating: node.rating,
-    created_at: node.createdAt.toISOString(),
+    created_at: isoTime(node.createdAt),
     publisher: toPublisherDto(node.publisher),
     latest_version: node.latestVersion ? toNodeVersionDto(node.latestVersion) : undefined,
-  });
+  };
 }

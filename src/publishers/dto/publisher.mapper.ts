@@ -1,19 +1,21 @@
-import { omitAbsent } from '../../common/replies/omit-absent';
+import { isoTime } from '../../common/replies/iso-time';
+import { absentIfNull, omitAbsent } from '../../common/replies/omit-absent';
 import { PublisherMemberEntity } from '../entities/publisher-member.entity';
 import { PublisherEntity } from '../entities/publisher.entity';
 import { PublisherDto, PublisherMemberDto } from './publisher.dto';
 
+/** One object literal (see absentIfNull): every node of a catalog page carries its publisher. */
 export function toPublisherDto(publisher: PublisherEntity): PublisherDto {
-  return omitAbsent({
+  return {
     id: publisher.id,
     name: publisher.name,
-    description: publisher.description,
-    website: publisher.website,
-    support: publisher.support,
-    source_code_repo: publisher.sourceCodeRepo,
-    logo: publisher.logo,
-    createdAt: publisher.createdAt.toISOString(),
-  });
+    description: absentIfNull(publisher.description),
+    website: absentIfNull(publisher.website),
+    support: absentIfNull(publisher.support),
+    source_code_repo: absentIfNull(publisher.sourceCodeRepo),
+    logo: absentIfNull(publisher.logo),
+    createdAt: isoTime(publisher.createdAt),
+  };
 }
 
 export function toPublisherMemberDto(member: PublisherMemberEntity, showEmail: boolean): PublisherMemberDto {
