@@ -158,7 +158,7 @@ export class NodesRepository {
     const { total } = (await this.catalogQuery(filter).select('COUNT(*)', 'total').getRawOne<{ total: string | number }>()) ?? { total: 0 };
     const matches = Number(total);
     if (filter.offset >= matches) return [[], matches];
-    const page = await inListingOrder(this.catalogQuery(filter))
+    const page = await inListingOrder(this.catalogQuery(filter, await this.searchIndexPays(filter, matches)))
       .select('node.id', 'id')
       .offset(filter.offset)
       .limit(filter.limit)
@@ -166,8 +166,26 @@ export class NodesRepository {
     return [page.map(({ id }) => id), matches];
   }
 
-  /** The listed nodes a filter selects. The status is a literal so both planners can use the partial catalog index. */
-  private catalogQuery(filter: NodeListFilter) {
+  /**
+   * Whether SQLite should find a search's page through the trigram table.
+   * Its planner takes the table whenever the query names it, then reads and
+   * sorts every match; walking the catalog index in order and testing each
+   * row stops at the page's end instead, which is sooner when matches are
+   * dense: the walk reads about (offset + limit) × listed ÷ matches rows,
+   * the trigram table all the matches. The exact count just taken is the
+   * estimate, so the choice costs one read of the listed count. (PostgreSQL's
+   * planner makes this choice itself, from its statistics.)
+   */
+  private async searchIndexPays({ offset, limit, changedAfter }: NodeListFilter, matches: number): Promise<boolean> {
+    if (this.dataSource.options.type === 'postgres' || changedAfter) return true;
+    return (offset + limit) * (await this.listedCount()) >= matches * matches;
+  }
+
+  /**
+   * The listed nodes a filter selects. The status is a literal so both planners can use the partial catalog index.
+   * `useSearchIndex: false` leaves SQLite's trigram table out (see searchIndexPays); the LIKEs decide alone.
+   */
+  private catalogQuery(filter: NodeListFilter, useSearchIndex = true) {
     const query = this.dataSource.manager.createQueryBuilder(NodeEntity, 'node').where(`node.status = 'NodeStatusActive'`);
     if (filter.search) {
       query.andWhere(
@@ -177,7 +195,7 @@ export class NodesRepository {
       );
       // On SQLite the trigram table narrows the rows first (PostgreSQL's planner uses its trigram indexes for the
       // LIKEs themselves). Trigrams need three characters; shorter terms scan, as the contract allows.
-      if (this.dataSource.options.type !== 'postgres' && [...filter.search].length >= 3) {
+      if (useSearchIndex && this.dataSource.options.type !== 'postgres' && [...filter.search].length >= 3) {
         query.andWhere(`node.rowid IN (SELECT rowid FROM nodes_search WHERE nodes_search MATCH :phrase)`, {
           phrase: `"${filter.search.replace(/"/g, '""')}"`,
         });
