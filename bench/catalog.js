@@ -6,7 +6,7 @@
 // stopped), then rows are bulk-inserted into the service's tables with the drivers (better-sqlite3 in one
 // transaction; pg with INSERT ... SELECT FROM unnest(...) in batches), in the formats the service writes. The
 // service is started again on it and read one request at a time over a keep-alive connection: p50/p99 of the
-// first and last page of 100, a common and a rare search, a node, its /install, a conditional GET, a page of
+// first, last and middle page of 100, a common and a rare search, a node, its /install, a conditional GET, a page of
 // 1,000, a full crawl in pages of 1,000 and an incremental sync (?timestamp=) after TOUCHED nodes are updated
 // through the API. Then each figure's growth (large ÷ small catalog) and the targets of CONTRACT §6/§7 and the
 // catalog issue, reported as met or not: a missed target does not fail the run, a failed request does.
@@ -476,6 +476,8 @@ async function benchCatalog(database, n, plan, archive) {
     const routes = {};
     routes.firstPage = await measure(base, () => `/nodes?page=1&limit=${PAGE}`, plan);
     routes.lastPage = await measure(base, () => `/nodes?page=${lastPage}&limit=${PAGE}`, plan);
+    // Pages past the middle may be walked from the end of the catalog: the middle page is then the deepest walk.
+    routes.middlePage = await measure(base, () => `/nodes?page=${Math.ceil(lastPage / 2)}&limit=${PAGE}`, plan);
     routes.searchCommon = await measure(base, () => `/nodes?search=${COMMON_TERM}&limit=${PAGE}`, plan);
     routes.searchRare = await measure(base, () => `/nodes?search=${RARE_TERM}&limit=${PAGE}`, plan);
     routes.node = await measure(base, (i) => `/nodes/${sample[i % sample.length]}`, plan);
@@ -595,6 +597,7 @@ function databases(dir) {
 const ROUTE_LABELS = {
   firstPage: `first page (${PAGE})`,
   lastPage: `last page (${PAGE})`,
+  middlePage: `middle page (${PAGE})`,
   searchCommon: `search "${COMMON_TERM}" (${PAGE})`,
   searchRare: `search "${RARE_TERM}" (${PAGE})`,
   node: 'GET /nodes/{id}',

@@ -44,6 +44,9 @@ describe('Catalog search and ordering on indexes (CONTRACT §3, §7)', () => {
       const f = await createPublisherWithNode(t, fields);
       await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).send({ search_ranking: index % 2 }).expect(200);
     }
+    // First in the listing and without the tag: a page found by walking the catalog must skip it.
+    const other = await createPublisherWithNode(t, { name: 'Other node', description: 'Unrelated' });
+    await t.http.put(`/publishers/${other.publisherId}/nodes/${other.nodeId}`).set(admin.auth).send({ search_ranking: 3 }).expect(200);
   });
   afterAll(() => t?.close());
 
@@ -67,6 +70,24 @@ describe('Catalog search and ordering on indexes (CONTRACT §3, §7)', () => {
       expect(page.body.total).toBe(expected.length);
     },
   );
+
+  it.each([tag, 'upscal', 'ann', 'AB'])('pages search=%s as slices of its whole answer, however each page is found', async (term) => {
+    // Small pages of a term most of the catalog matches are found by walking the catalog in order on SQLite,
+    // deeper ones through the trigram table: every page must be the same slice either way.
+    const whole = (await wholeCatalog(t, `&search=${encodeURIComponent(term)}`)).map((node) => node.id);
+    expect(whole.length).toBeGreaterThan(0);
+    for (const limit of [1, 2, 3]) {
+      for (let page = 1; page <= Math.ceil(whole.length / limit) + 1; page++) {
+        const res = await t.http.get(`/nodes?search=${encodeURIComponent(term)}&limit=${limit}&page=${page}`).expect(200);
+        expect({ limit, page, total: res.body.total, ids: res.body.nodes.map((node: ListedNode) => node.id) }).toEqual({
+          limit,
+          page,
+          total: whole.length,
+          ids: whole.slice((page - 1) * limit, page * limit),
+        });
+      }
+    }
+  });
 
   it('finds a node by its own id and keeps the index in step with renames', async () => {
     const f = await createPublisherWithNode(t, { name: `Before ${tag}` });

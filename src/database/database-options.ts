@@ -21,6 +21,7 @@ import { InstallableNodes1764100000000 } from './migrations/1764100000000-instal
 import { CatalogSearch1764200000000 } from './migrations/1764200000000-catalog-search';
 import { CreditReservations1764300000000 } from './migrations/1764300000000-credit-reservations';
 import { IdempotentTaskLink1764400000000 } from './migrations/1764400000000-idempotent-task-link';
+import { CatalogCount1764500000000 } from './migrations/1764500000000-catalog-count';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 
@@ -57,6 +58,7 @@ export const MIGRATIONS = [
   CatalogSearch1764200000000,
   CreditReservations1764300000000,
   IdempotentTaskLink1764400000000,
+  CatalogCount1764500000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */

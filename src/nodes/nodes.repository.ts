@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, FindOneOptions, In, Not } from 'typeorm';
+import { DataSource, EntityManager, FindOneOptions, In, Not, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { JoinedEntity, PreparedFindOne, PreparedSelect, PreparedUpdate, SelectedRow } from '../database/prepared-statements';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
@@ -25,6 +25,17 @@ const DISPLAY_NODE: JoinedEntity = { target: NodeEntity, alias: 'n' };
 const DISPLAY_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 const DISPLAY_ENTITIES = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION];
+
+/** The one-row table of the listed count, kept by triggers (migration 1764500000000). */
+const CATALOG_COUNTS = 'catalog_counts';
+/** Backward walks tried while nodes are listed or unlisted under them, before walking forward (exact whatever happens). */
+const BACKWARD_ATTEMPTS = 3;
+
+/** The listing's order (CONTRACT §3), or its exact reverse: the catalog index read either way. */
+function inListingOrder<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, backward = false): SelectQueryBuilder<T> {
+  const [first, second] = backward ? (['ASC', 'DESC'] as const) : (['DESC', 'ASC'] as const);
+  return query.orderBy('node.searchRanking', first).addOrderBy('node.downloads', first).addOrderBy('node.id', second);
+}
 
 @Injectable()
 export class NodesRepository {
@@ -97,29 +108,90 @@ export class NodesRepository {
    * deep page costs an index walk, not the joins of every row before it.
    */
   async listActiveNodes(filter: NodeListFilter): Promise<[NodeEntity[], number]> {
-    const matching = this.catalogQuery(filter);
-    const { total } = (await matching.clone().select('COUNT(*)', 'total').getRawOne<{ total: string | number }>()) ?? { total: 0 };
-    const page = await matching
-      .select('node.id', 'id')
-      .orderBy('node.searchRanking', 'DESC')
-      .addOrderBy('node.downloads', 'DESC')
-      .addOrderBy('node.id', 'ASC')
-      .offset(filter.offset)
-      .limit(filter.limit)
-      .getRawMany<{ id: string }>();
-    if (page.length === 0) return [[], Number(total)];
-    const ids = page.map(({ id }) => id);
+    const [ids, total] = filter.search || filter.changedAfter ? await this.filteredPage(filter) : await this.catalogPage(filter);
+    if (ids.length === 0) return [[], total];
     const rows = await this.displayManyQuery.all(this.dataSource.manager, [idListParameter(this.dataSource, ids)]);
     const byId = new Map<string, NodeEntity>();
     for (const row of rows) {
       const node = this.hydrateDisplayRow(row);
       if (node) byId.set(node.id, node);
     }
-    return [ids.map((id) => byId.get(id)).filter((node): node is NodeEntity => node !== undefined), Number(total)];
+    return [ids.map((id) => byId.get(id)).filter((node): node is NodeEntity => node !== undefined), total];
   }
 
-  /** The listed nodes a filter selects. The status is a literal so both planners can use the partial catalog index. */
-  private catalogQuery(filter: NodeListFilter) {
+  /**
+   * A page of the whole catalog. Its size is the count the triggers keep in
+   * `catalog_counts` (nothing is counted), read again by the page's own
+   * statement, so the page and its total come from one snapshot. A page past
+   * the middle is walked from the end (the same index, read backwards), so
+   * the last page costs what the first does and the middle one walks
+   * furthest. Where a backward page starts depends on the size: when its
+   * statement saw another size than the one it was placed by (a node listed
+   * or unlisted in between), it is placed and walked again.
+   */
+  private async catalogPage({ offset, limit }: NodeListFilter): Promise<[string[], number]> {
+    let listed = await this.listedCount();
+    for (let attempt = 0; attempt < BACKWARD_ATTEMPTS && offset < listed && 2 * offset + limit > listed; attempt++) {
+      const fromEnd = listed - offset;
+      const page = await this.pageWithListedCount(Math.max(0, fromEnd - limit), Math.min(limit, fromEnd), true);
+      if (page.listed === listed) return [page.ids.reverse(), listed];
+      listed = page.listed ?? (await this.listedCount());
+    }
+    if (offset >= listed) return [[], listed];
+    const page = await this.pageWithListedCount(offset, limit, false);
+    return [page.ids, page.listed ?? listed];
+  }
+
+  /** The listed nodes' ids from `offset` in the listing's order (or its exact reverse), with the listed count as the same statement saw it. */
+  private async pageWithListedCount(offset: number, limit: number, backward: boolean): Promise<{ ids: string[]; listed?: number }> {
+    const rows = await inListingOrder(this.catalogQuery({ offset, limit }), backward)
+      .select('node.id', 'id')
+      .addSelect((counts) => counts.select('counts.listed').from(CATALOG_COUNTS, 'counts'), 'listed')
+      .offset(offset)
+      .limit(limit)
+      .getRawMany<{ id: string; listed: number | string }>();
+    return { ids: rows.map(({ id }) => id), listed: rows.length === 0 ? undefined : Number(rows[0].listed) };
+  }
+
+  /** How many nodes are listed, as the triggers keep it (see the catalog-count migration). */
+  private async listedCount(): Promise<number> {
+    const row = await this.dataSource.manager.createQueryBuilder().select('counts.listed', 'listed').from(CATALOG_COUNTS, 'counts').getRawOne<{ listed: number | string }>();
+    return Number(row?.listed ?? 0);
+  }
+
+  /** A page of a search or a sync: counted, then walked in the listing's order. */
+  private async filteredPage(filter: NodeListFilter): Promise<[string[], number]> {
+    const { total } = (await this.catalogQuery(filter).select('COUNT(*)', 'total').getRawOne<{ total: string | number }>()) ?? { total: 0 };
+    const matches = Number(total);
+    if (filter.offset >= matches) return [[], matches];
+    const page = await inListingOrder(this.catalogQuery(filter, await this.searchIndexPays(filter, matches)))
+      .select('node.id', 'id')
+      .offset(filter.offset)
+      .limit(filter.limit)
+      .getRawMany<{ id: string }>();
+    return [page.map(({ id }) => id), matches];
+  }
+
+  /**
+   * Whether SQLite should find a search's page through the trigram table.
+   * Its planner takes the table whenever the query names it, then reads and
+   * sorts every match; walking the catalog index in order and testing each
+   * row stops at the page's end instead, which is sooner when matches are
+   * dense: the walk reads about (offset + limit) × listed ÷ matches rows,
+   * the trigram table all the matches. The exact count just taken is the
+   * estimate, so the choice costs one read of the listed count. (PostgreSQL's
+   * planner makes this choice itself, from its statistics.)
+   */
+  private async searchIndexPays({ offset, limit, changedAfter }: NodeListFilter, matches: number): Promise<boolean> {
+    if (this.dataSource.options.type === 'postgres' || changedAfter) return true;
+    return (offset + limit) * (await this.listedCount()) >= matches * matches;
+  }
+
+  /**
+   * The listed nodes a filter selects. The status is a literal so both planners can use the partial catalog index.
+   * `useSearchIndex: false` leaves SQLite's trigram table out (see searchIndexPays); the LIKEs decide alone.
+   */
+  private catalogQuery(filter: NodeListFilter, useSearchIndex = true) {
     const query = this.dataSource.manager.createQueryBuilder(NodeEntity, 'node').where(`node.status = 'NodeStatusActive'`);
     if (filter.search) {
       query.andWhere(
@@ -129,7 +201,7 @@ export class NodesRepository {
       );
       // On SQLite the trigram table narrows the rows first (PostgreSQL's planner uses its trigram indexes for the
       // LIKEs themselves). Trigrams need three characters; shorter terms scan, as the contract allows.
-      if (this.dataSource.options.type !== 'postgres' && [...filter.search].length >= 3) {
+      if (useSearchIndex && this.dataSource.options.type !== 'postgres' && [...filter.search].length >= 3) {
         query.andWhere(`node.rowid IN (SELECT rowid FROM nodes_search WHERE nodes_search MATCH :phrase)`, {
           phrase: `"${filter.search.replace(/"/g, '""')}"`,
         });
