@@ -76,6 +76,14 @@ describe('Node versions', () => {
     expectNoNulls(cleared.body);
   });
 
+  it('a PUT that sets nothing answers the version as it is and changes nothing (admin or member, no body or {})', async () => {
+    const before = await t.dataSource.query(`SELECT updated_at FROM nodes WHERE id = '${f.nodeId}'`);
+    const empty = await t.http.put(versionUrl('1.9.0')).set(admin.auth).expect(200);
+    expect(empty.body).toMatchObject({ id: ids['1.9.0'], version: '1.9.0', changelog: 'release 1.9.0', status: 'NodeVersionStatusActive' });
+    await t.http.put(versionUrl('1.9.0')).set(f.member.auth).send({}).expect(200);
+    expect(await t.dataSource.query(`SELECT updated_at FROM nodes WHERE id = '${f.nodeId}'`)).toEqual(before);
+  });
+
   it('deprecating the latest version moves latest_version at once', async () => {
     await t.http.put(versionUrl('1.10.0')).set(f.owner.auth).send({ deprecated: true }).expect(200);
     expect(await latest()).toBe('1.9.0');

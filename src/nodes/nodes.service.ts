@@ -403,6 +403,8 @@ export class NodesService {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
       const read = await this.findWritableVersion(this.tx.reads, caller, node, versionId);
+      // A PUT that sets nothing changes nothing, not even the node's change time.
+      if (Object.keys(changes).length === 0) return read;
       const write = async (manager: EntityManager) => {
         const written = await this.nodes.updateVersionTouchingNode(manager, node, read, changes, new Date());
         if (!written) throw new StaleReadError(`version '${read.version}' of node '${node.id}'`);
