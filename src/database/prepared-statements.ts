@@ -341,6 +341,8 @@ export class PreparedFindOne<T extends ObjectLiteral> {
 interface ColumnStatement {
   sql: string;
   columns: ColumnMetadata[];
+  /** Kept for reuse: one of at most `limit` statements, so it may be prepared server-side (see statementName). */
+  kept: boolean;
 }
 
 /** Statements per driver and set of properties, built on first use; at most `limit` are kept. */
@@ -359,8 +361,9 @@ class ColumnStatements<T extends ObjectLiteral> {
     if (!statement) {
       const metadata = dataSource.getMetadata(this.target);
       const columns = properties.map((property) => columnOf(metadata, property));
-      statement = { sql: this.build(dataSource.driver, metadata, columns, dataSource), columns };
-      if (this.statements.size < this.limit) this.statements.set(key, statement);
+      const kept = this.statements.size < this.limit;
+      statement = { sql: this.build(dataSource.driver, metadata, columns, dataSource), columns, kept };
+      if (kept) this.statements.set(key, statement);
     }
     return statement;
   }
@@ -389,11 +392,12 @@ function returningEveryColumn(driver: Driver, metadata: EntityMetadata): string 
 async function writtenRow<T extends ObjectLiteral>(
   manager: EntityManager,
   target: EntityTarget<T>,
-  sql: string,
+  statement: ColumnStatement,
   parameters: unknown[],
 ): Promise<T | null> {
-  // Unnamed: an UPDATE's SQL varies with the columns a client sends, which must not pile up prepared statements.
-  const [row] = await rowValues(manager, sql, parameters, 'first', { named: false });
+  // An UPDATE's SQL varies with the columns a client sends: only the statements kept for reuse are prepared
+  // server-side, so a client varying its columns cannot pile up prepared statements on a connection.
+  const [row] = await rowValues(manager, statement.sql, parameters, 'first', { named: statement.kept });
   return row ? (hydrate<T>(manager.connection, { target, alias: '' }, row, 0) ?? null) : null;
 }
 
@@ -447,7 +451,7 @@ export class PreparedUpdate<T extends ObjectLiteral> {
     const properties = givenProperties(changes);
     if (properties.length === 0) throw new Error('runReturning needs at least one change');
     const statement = this.returningStatements.for(manager.connection, properties);
-    return writtenRow(manager, this.target, statement.sql, this.parameters(manager, statement, properties, where, changes));
+    return writtenRow(manager, this.target, statement, this.parameters(manager, statement, properties, where, changes));
   }
 
   /**
@@ -469,12 +473,12 @@ export class PreparedUpdate<T extends ObjectLiteral> {
     const statement = this.touchingStatements.for(manager.connection, properties);
     const { update, set } = this.touching;
     const touchMetadata = manager.connection.getMetadata(update.target);
-    const touchStatement = { sql: '', columns: set.map((property) => columnOf(touchMetadata, property)) };
+    const touchStatement = { sql: '', columns: set.map((property) => columnOf(touchMetadata, property)), kept: false };
     const parameters = [
       ...this.parameters(manager, statement, properties, where, changes),
       ...update.parameters(manager, touchStatement, set, touched.where, touched.changes),
     ];
-    return writtenRow(manager, this.target, statement.sql, parameters);
+    return writtenRow(manager, this.target, statement, parameters);
   }
 
   /** `UPDATE … SET … WHERE …` with its parameters numbered from `offset` (set columns first, then the where). */
