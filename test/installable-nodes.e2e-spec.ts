@@ -326,14 +326,16 @@ describe('Installable nodes: the public registry clients, unchanged (CONTRACT §
   });
 
   describe('GET /nodes?timestamp= (incremental sync)', () => {
-    it('lists only nodes whose row or versions changed after the instant: updates, new versions, deprecations and archive uploads', async () => {
+    it('lists only nodes whose row or versions changed after the instant: updates, new versions, version edits, deprecations and archive uploads', async () => {
       const changes = {
         updated: await createPublisherWithNode(t),
+        versionEdited: await createPublisherWithNode(t),
         newVersion: await createPublisherWithNode(t),
         deprecated: await createPublisherWithNode(t),
         uploaded: await createPublisherWithNode(t),
         untouched: await createPublisherWithNode(t),
       };
+      await addVersions(t, changes.versionEdited, '1.0.0');
       await addVersions(t, changes.deprecated, '1.0.0');
       await addVersions(t, changes.uploaded, '1.0.0');
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -342,17 +344,19 @@ describe('Installable nodes: the public registry clients, unchanged (CONTRACT §
 
       await t.http.put(`/publishers/${changes.updated.publisherId}/nodes/${changes.updated.nodeId}`).set(changes.updated.owner.auth).send({ description: 'new' }).expect(200);
       await addVersions(t, changes.newVersion, '1.0.0');
+      // A changelog edit cannot move the latest version: the write that touches no latest-version rule.
+      await t.http.put(`${versionsUrl(changes.versionEdited)}/1.0.0`).set(changes.versionEdited.member.auth).send({ changelog: 'edited' }).expect(200);
       await t.http.put(`${versionsUrl(changes.deprecated)}/1.0.0`).set(changes.deprecated.owner.auth).send({ deprecated: true }).expect(200);
       await t.http.put(`${versionsUrl(changes.uploaded)}/1.0.0/archive`).set(changes.uploaded.owner.auth).set('Content-Type', 'application/zip').send(makeZip({ 'x.py': 'x' })).expect(200);
 
       const res = await t.http.get('/nodes').query({ timestamp: since, limit: 1000 }).expect(200);
       const listed = res.body.nodes.map((node: { id: string }) => node.id).sort();
-      const expected = [changes.updated, changes.newVersion, changes.deprecated, changes.uploaded].map((c) => c.nodeId).sort();
+      const expected = [changes.updated, changes.versionEdited, changes.newVersion, changes.deprecated, changes.uploaded].map((c) => c.nodeId).sort();
       expect(listed).toEqual(expected);
-      expect(res.body.total).toBe(4);
+      expect(res.body.total).toBe(5);
       const paged = await t.http.get('/nodes').query({ timestamp: since, limit: 3, page: 2 }).expect(200);
-      expect(paged.body).toMatchObject({ total: 4, totalPages: 2, page: 2 });
-      expect(paged.body.nodes).toHaveLength(1);
+      expect(paged.body).toMatchObject({ total: 5, totalPages: 2, page: 2 });
+      expect(paged.body.nodes).toHaveLength(2);
       expect((await t.http.get('/nodes').query({ timestamp: 'yesterday' }).expect(400)).body.message).toContain('timestamp');
       // ISO 8601, but no instant: refused rather than ignored (which would answer with the whole catalog).
       expect((await t.http.get('/nodes').query({ timestamp: '2024-W01-1' }).expect(400)).body.message).toContain('timestamp');

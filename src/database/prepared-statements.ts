@@ -504,7 +504,7 @@ export class PreparedUpdate<T extends ObjectLiteral> {
 type WhereValues<T> = Partial<Record<keyof T & string, unknown>>;
 
 /** The other row a PreparedUpdate also sets (runReturningTouching): its update (key and guards) and the properties it sets. */
-export interface Touching {
+interface Touching {
   update: PreparedUpdate<ObjectLiteral>;
   set: string[];
 }
