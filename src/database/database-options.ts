@@ -98,6 +98,10 @@ export function buildDataSourceOptions(target: DatabaseTarget, extensions: Schem
     timeout: 5000,
     prepareDatabase: (db: SqliteConnection) => {
       db.pragma('foreign_keys = ON');
+      // 64 MiB of page cache instead of SQLite's 2 MB: a catalog page reads rows scattered over the table (the
+      // listing's order is not the table's), and with 2 MB a page of 1,000 read most of them from the OS again
+      // each time. Pages are allocated as they are read, so a small database uses only what it holds.
+      db.pragma('cache_size = -65536');
       beginTransactionsImmediate(db);
       // SQLite's built-in lower() folds only ASCII; PostgreSQL's folds all of Unicode. Same answers on both.
       db.function('lower', { deterministic: true }, (value: unknown) =>

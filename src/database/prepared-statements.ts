@@ -155,6 +155,41 @@ export class PreparedSelect {
   }
 }
 
+/**
+ * A SELECT whose rows are used as the driver gives them, arrays of values in
+ * select-list order, for a reply written straight from them (see
+ * NodeListText): SQL built once per driver, named on PostgreSQL like a
+ * PreparedSelect's.
+ */
+export class PreparedRows {
+  private readonly sql: PreparedSql;
+
+  constructor(build: (dataSource: DataSource) => string) {
+    this.sql = new PreparedSql(build);
+  }
+
+  all(manager: EntityManager, parameters: unknown[]): Promise<unknown[][]> {
+    return rowValues(manager, this.sql.for(manager.connection), parameters, 'all', { named: true });
+  }
+}
+
+/** `"alias"."column"` for each of the entity's given properties, in that order. */
+export function selectProperties<T extends ObjectLiteral>(dataSource: DataSource, target: EntityTarget<T>, alias: string, properties: readonly (keyof T & string)[]): string {
+  const escape = (name: string) => dataSource.driver.escape(name);
+  const metadata = dataSource.getMetadata(target);
+  return properties.map((property) => `${escape(alias)}.${escape(columnOf(metadata, property).databaseName)}`).join(', ');
+}
+
+/**
+ * How hydration converts a value of the entity's column (see conversionOf):
+ * the identity where it converts nothing. For code that reads PreparedRows
+ * values and must see what an entity would hold.
+ */
+export function hydratedValue<T extends ObjectLiteral>(dataSource: DataSource, target: EntityTarget<T>, property: keyof T & string): (value: unknown) => unknown {
+  const plan = hydrationPlan(dataSource, target);
+  return plan.conversions[plan.properties.indexOf(property)] ?? ((value) => value);
+}
+
 /** One row of a PreparedSelect. */
 export class SelectedRow {
   constructor(
@@ -203,7 +238,7 @@ const UNCONVERTED_TYPES = new Set<unknown>(['varchar', 'text', 'integer', 'doubl
 const SQLITE_DATETIME_SEPARATORS: (number | undefined)[] = [...'0000-00-00 00:00:00.000'].map((c) => (c === '0' ? undefined : c.charCodeAt(0)));
 
 /** `YYYY-MM-DD HH:MM:SS.SSS`, the form TypeORM writes datetimes in on SQLite (digits checked, not just shape). */
-function isSqliteDatetime(value: unknown): value is string {
+export function isSqliteDatetime(value: unknown): value is string {
   if (typeof value !== 'string' || value.length !== 23) return false;
   for (let index = 0; index < 23; index += 1) {
     const code = value.charCodeAt(index);

@@ -3,6 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CacheableRead } from '../common/http/http-caching';
 import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { JsonText, JsonTextReply } from '../common/replies/json-text';
 import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
 import { NodesService } from './nodes.service';
@@ -19,8 +20,9 @@ export class NodesController {
   /** Active nodes, ordered by search_ranking (highest first), then downloads, then id. */
   @Get()
   @CacheableRead()
+  @JsonTextReply(NodeListDto)
   @ApiErrors(400)
-  list(@Query() query: NodeListQueryDto): Promise<NodeListDto> {
+  list(@Query() query: NodeListQueryDto): Promise<JsonText<NodeListDto>> {
     return this.nodes.list(query);
   }
 

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, In, Not, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { JoinedEntity, PreparedFindOne, PreparedSelect, PreparedUpdate, SelectedRow } from '../database/prepared-statements';
+import { JoinedEntity, PreparedFindOne, PreparedRows, PreparedSelect, PreparedUpdate, SelectedRow, selectProperties } from '../database/prepared-statements';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
+import { CATALOG_ROW_COLUMNS, catalogRowNodeId, catalogRowPublisherId, CatalogRows } from './dto/node-list.text';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
 
@@ -13,6 +14,13 @@ export interface NodeListFilter {
   changedAfter?: Date;
   offset: number;
   limit: number;
+}
+
+/** A page of the catalog: its rows (see nodeListText), their publishers, and how many nodes the filter selects. */
+export interface CatalogPage {
+  rows: CatalogRows;
+  publishers: PublisherEntity[];
+  total: number;
 }
 
 /** LIKE pattern for a literal substring, with '!' as the escape character on both databases. */
@@ -43,10 +51,22 @@ export class NodesRepository {
   private readonly displayWithRoleQuery = new PreparedSelect(DISPLAY_ENTITIES, (dataSource, selectList) =>
     this.buildDisplayQuery(dataSource, selectList, true),
   );
-  /** The display query for a page of nodes, by id: one parameter holding the list (see byIdList). */
-  private readonly displayManyQuery = new PreparedSelect(DISPLAY_ENTITIES, (dataSource, selectList) =>
-    this.buildDisplayQuery(dataSource, selectList, false, byIdList),
-  );
+  /**
+   * A page's rows, by id (one parameter holding the list, see byIdList): the
+   * columns its reply shows, as the driver gives them (see nodeListText). The
+   * publisher is read once per page, not joined into every row.
+   */
+  private readonly catalogRowsQuery = new PreparedRows((dataSource) => {
+    const { driver } = dataSource;
+    const column = (alias: string, name: string) => `${driver.escape(alias)}.${driver.escape(name)}`;
+    return (
+      `SELECT ${selectProperties(dataSource, NodeEntity, 'n', CATALOG_ROW_COLUMNS.node)}, ` +
+      `${selectProperties(dataSource, NodeVersionEntity, 'v', CATALOG_ROW_COLUMNS.version)}` +
+      ` FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
+      ` LEFT JOIN ${driver.escape('node_versions')} ${driver.escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}` +
+      ` WHERE ${byIdList(dataSource, column, driver.createParameter('nodes', 0))}`
+    );
+  });
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
     ['nodeId', 'id'],
@@ -104,19 +124,21 @@ export class NodesRepository {
   /**
    * A page of the catalog and its size. The page's ids come first, from an
    * index walk (the partial catalog index, in the listing's own order); only
-   * those rows are then read with their publisher and latest version, so a
-   * deep page costs an index walk, not the joins of every row before it.
+   * those rows are then read with their latest version, so a deep page costs
+   * an index walk, not the joins of every row before it.
    */
-  async listActiveNodes(filter: NodeListFilter): Promise<[NodeEntity[], number]> {
+  async listActiveNodes(filter: NodeListFilter): Promise<CatalogPage> {
     const [ids, total] = filter.search || filter.changedAfter ? await this.filteredPage(filter) : await this.catalogPage(filter);
-    if (ids.length === 0) return [[], total];
-    const rows = await this.displayManyQuery.all(this.dataSource.manager, [idListParameter(this.dataSource, ids)]);
-    const byId = new Map<string, NodeEntity>();
-    for (const row of rows) {
-      const node = this.hydrateDisplayRow(row);
-      if (node) byId.set(node.id, node);
+    if (ids.length === 0) return { rows: { dataSource: this.dataSource, rows: [] }, publishers: [], total };
+    const { manager } = this.dataSource;
+    const byId = new Map<string, unknown[]>();
+    for (const row of await this.catalogRowsQuery.all(manager, [idListParameter(this.dataSource, ids)])) {
+      byId.set(catalogRowNodeId(row), row);
     }
-    return [ids.map((id) => byId.get(id)).filter((node): node is NodeEntity => node !== undefined), total];
+    const rows = ids.map((id) => byId.get(id)).filter((row): row is unknown[] => row !== undefined);
+    const publisherIds = [...new Set(rows.map(catalogRowPublisherId))];
+    const publishers = await manager.findBy(PublisherEntity, { id: In(publisherIds) });
+    return { rows: { dataSource: this.dataSource, rows }, publishers, total };
   }
 
   /**
@@ -348,8 +370,8 @@ export class NodesRepository {
     return node;
   }
 
-  /** Parameters in the order they appear (SQLite's are positional): the user, then the node (or the node list). */
-  private buildDisplayQuery(dataSource: DataSource, selectList: string, withRole: boolean, which: NodeCondition = byNormalizedId): string {
+  /** Parameters in the order they appear (SQLite's are positional): the user, then the node. */
+  private buildDisplayQuery(dataSource: DataSource, selectList: string, withRole: boolean): string {
     const { driver } = dataSource;
     const escape = (name: string) => driver.escape(name);
     const column = (alias: string, name: string) => `${escape(alias)}.${escape(name)}`;
@@ -360,24 +382,22 @@ export class NodesRepository {
       ` INNER JOIN ${escape('publishers')} ${escape('p')} ON ${column('p', 'id')} = ${column('n', 'publisher_id')}` +
       ` LEFT JOIN ${escape('node_versions')} ${escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}` +
       (role?.join ?? '');
-    return `${sql} WHERE ${which(dataSource, column, driver.createParameter('node', withRole ? 1 : 0))}`;
+    return `${sql} WHERE ${column('n', 'normalized_id')} = ${driver.createParameter('node', withRole ? 1 : 0)}`;
   }
 }
-
-/** The WHERE condition of a display query, on the node alias `n`, with its one parameter. */
-type NodeCondition = (dataSource: DataSource, column: (alias: string, name: string) => string, parameter: string) => string;
-
-const byNormalizedId: NodeCondition = (_dataSource, column, parameter) => `${column('n', 'normalized_id')} = ${parameter}`;
 
 /**
  * Any of a list of node ids, as ONE parameter (idListParameter), so the
  * statement is the same for every page and stays prepared: an array on
  * PostgreSQL, a JSON array on SQLite.
  */
-const byIdList: NodeCondition = (dataSource, column, parameter) =>
+function byIdList(dataSource: DataSource, column: (alias: string, name: string) => string, parameter: string): string {
+  return (
   dataSource.options.type === 'postgres'
     ? `${column('n', 'id')} = ANY(${parameter}::varchar[])`
-    : `${column('n', 'id')} IN (SELECT value FROM json_each(${parameter}))`;
+    : `${column('n', 'id')} IN (SELECT value FROM json_each(${parameter}))`
+  );
+}
 
 function idListParameter(dataSource: DataSource, ids: string[]): unknown {
   return dataSource.options.type === 'postgres' ? ids : JSON.stringify(ids);

@@ -10,12 +10,15 @@ import { parse as parseSemver } from 'semver';
 import { EntityManager, FindOneOptions } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { totalPages } from '../common/pagination/page-query.dto';
+import { JsonText } from '../common/replies/json-text';
 import { adminOnlyFields } from '../common/validation/admin-only';
 import { retryOnStaleRead, StaleReadError } from '../database/stale-read';
 import { TransactionRunner } from '../database/transaction-runner';
+import { toPublisherDto } from '../publishers/dto/publisher.mapper';
 import { PublishersService } from '../publishers/publishers.service';
 import { CreateNodeDto, NODE_ID_PATTERN, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
+import { nodeListText } from './dto/node-list.text';
 import { toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
@@ -128,20 +131,19 @@ export class NodesService {
     return toNodeDto(node);
   }
 
-  async list(query: NodeListQueryDto): Promise<NodeListDto> {
-    const [nodes, total] = await this.nodes.listActiveNodes({
+  /** A catalog page, as JSON text written from its rows (see nodeListText). */
+  async list(query: NodeListQueryDto): Promise<JsonText<NodeListDto>> {
+    const { rows, publishers, total } = await this.nodes.listActiveNodes({
       search: query.search || undefined,
       changedAfter: query.timestamp === undefined ? undefined : instantOf(query.timestamp),
       offset: (query.page - 1) * query.limit,
       limit: query.limit,
     });
-    return {
-      total,
-      nodes: nodes.map(toNodeDto),
-      page: query.page,
-      limit: query.limit,
-      totalPages: totalPages(total, query.limit),
-    };
+    return nodeListText(
+      { total, page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) },
+      rows,
+      new Map(publishers.map((publisher) => [publisher.id, toPublisherDto(publisher)])),
+    );
   }
 
   async create(caller: Principal, publisherId: string, input: CreateNodeDto): Promise<NodeDto> {
