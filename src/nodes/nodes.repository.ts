@@ -33,16 +33,16 @@ const DISPLAY_NODE: JoinedEntity = { target: NodeEntity, alias: 'n' };
 const DISPLAY_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 const DISPLAY_ENTITIES = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION];
+const PAGE_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 
 /** The one-row table of the listed count, kept by triggers (migration 1764500000000). */
 const CATALOG_COUNTS = 'catalog_counts';
 /** Backward walks tried while nodes are listed or unlisted under them, before walking forward (exact whatever happens). */
 const BACKWARD_ATTEMPTS = 3;
 
-/** The listing's order (CONTRACT §3), or its exact reverse: the catalog index read either way. */
-function inListingOrder<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, backward = false): SelectQueryBuilder<T> {
-  const [first, second] = backward ? (['ASC', 'DESC'] as const) : (['DESC', 'ASC'] as const);
-  return query.orderBy('node.searchRanking', first).addOrderBy('node.downloads', first).addOrderBy('node.id', second);
+/** The listing's order (CONTRACT §3). */
+function inListingOrder<T extends ObjectLiteral>(query: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
+  return query.orderBy('node.searchRanking', 'DESC').addOrderBy('node.downloads', 'DESC').addOrderBy('node.id', 'ASC');
 }
 
 @Injectable()
@@ -66,6 +66,20 @@ export class NodesRepository {
       ` LEFT JOIN ${driver.escape('node_versions')} ${driver.escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}` +
       ` WHERE ${byIdList(dataSource, column, driver.createParameter('nodes', 0))}`
     );
+  });
+  /**
+   * The whole catalog's page walk, forward and backward (see catalogPage),
+   * and its listed count: the package manager's crawl runs them on every
+   * page, so their SQL is fixed (prepared once per connection on
+   * PostgreSQL) rather than built by the query builder per request.
+   */
+  private readonly forwardWalk = new PreparedRows((dataSource) => catalogWalkSql(dataSource, false));
+  private readonly backwardWalk = new PreparedRows((dataSource) => catalogWalkSql(dataSource, true));
+  private readonly listedCountQuery = new PreparedRows((dataSource) => `SELECT ${listedCountSql(dataSource)}`);
+  /** A page's publishers, by id (one list parameter, see byIdList). */
+  private readonly publishersById = new PreparedSelect([PAGE_PUBLISHER], (dataSource, selectList) => {
+    const column = (alias: string, name: string) => `${dataSource.driver.escape(alias)}.${dataSource.driver.escape(name)}`;
+    return `SELECT ${selectList} FROM ${dataSource.driver.escape('publishers')} ${dataSource.driver.escape(PAGE_PUBLISHER.alias)} WHERE ${byIdList(dataSource, column, dataSource.driver.createParameter('ids', 0), PAGE_PUBLISHER.alias)}`;
   });
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
@@ -137,7 +151,9 @@ export class NodesRepository {
     }
     const rows = ids.map((id) => byId.get(id)).filter((row): row is unknown[] => row !== undefined);
     const publisherIds = [...new Set(rows.map(catalogRowPublisherId))];
-    const publishers = await manager.findBy(PublisherEntity, { id: In(publisherIds) });
+    const publishers = (await this.publishersById.all(manager, [idListParameter(this.dataSource, publisherIds)])).flatMap(
+      (row) => row.entity<PublisherEntity>(PAGE_PUBLISHER) ?? [],
+    );
     return { rows: { dataSource: this.dataSource, rows }, publishers, total };
   }
 
@@ -166,19 +182,14 @@ export class NodesRepository {
 
   /** The listed nodes' ids from `offset` in the listing's order (or its exact reverse), with the listed count as the same statement saw it. */
   private async pageWithListedCount(offset: number, limit: number, backward: boolean): Promise<{ ids: string[]; listed?: number }> {
-    const rows = await inListingOrder(this.catalogQuery({ offset, limit }), backward)
-      .select('node.id', 'id')
-      .addSelect((counts) => counts.select('counts.listed').from(CATALOG_COUNTS, 'counts'), 'listed')
-      .offset(offset)
-      .limit(limit)
-      .getRawMany<{ id: string; listed: number | string }>();
-    return { ids: rows.map(({ id }) => id), listed: rows.length === 0 ? undefined : Number(rows[0].listed) };
+    const rows = await (backward ? this.backwardWalk : this.forwardWalk).all(this.dataSource.manager, [limit, offset]);
+    return { ids: rows.map(([id]) => id as string), listed: rows.length === 0 ? undefined : Number(rows[0][1]) };
   }
 
   /** How many nodes are listed, as the triggers keep it (see the catalog-count migration). */
   private async listedCount(): Promise<number> {
-    const row = await this.dataSource.manager.createQueryBuilder().select('counts.listed', 'listed').from(CATALOG_COUNTS, 'counts').getRawOne<{ listed: number | string }>();
-    return Number(row?.listed ?? 0);
+    const [row] = await this.listedCountQuery.all(this.dataSource.manager, []);
+    return Number(row?.[0] ?? 0);
   }
 
   /** A page of a search or a sync: counted, then walked in the listing's order. */
@@ -391,11 +402,33 @@ export class NodesRepository {
  * statement is the same for every page and stays prepared: an array on
  * PostgreSQL, a JSON array on SQLite.
  */
-function byIdList(dataSource: DataSource, column: (alias: string, name: string) => string, parameter: string): string {
+function byIdList(dataSource: DataSource, column: (alias: string, name: string) => string, parameter: string, alias = 'n'): string {
+  return dataSource.options.type === 'postgres'
+    ? `${column(alias, 'id')} = ANY(${parameter}::varchar[])`
+    : `${column(alias, 'id')} IN (SELECT value FROM json_each(${parameter}))`;
+}
+
+/** `(SELECT listed FROM catalog_counts)`: the listed count the triggers keep. */
+function listedCountSql(dataSource: DataSource): string {
+  const escape = (name: string) => dataSource.driver.escape(name);
+  return `(SELECT ${escape('listed')} FROM ${escape(CATALOG_COUNTS)})`;
+}
+
+/**
+ * The listed nodes' ids in the listing's order (CONTRACT §3) or its exact
+ * reverse, from an offset (parameters: limit, offset), each with the listed
+ * count as this statement saw it. The status is a literal, so both planners
+ * use the partial catalog index, which is in exactly this order.
+ */
+function catalogWalkSql(dataSource: DataSource, backward: boolean): string {
+  const { driver } = dataSource;
+  const column = (name: string) => `${driver.escape('n')}.${driver.escape(name)}`;
+  const [first, second] = backward ? ['ASC', 'DESC'] : ['DESC', 'ASC'];
   return (
-  dataSource.options.type === 'postgres'
-    ? `${column('n', 'id')} = ANY(${parameter}::varchar[])`
-    : `${column('n', 'id')} IN (SELECT value FROM json_each(${parameter}))`
+    `SELECT ${column('id')}, ${listedCountSql(dataSource)} FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
+    ` WHERE ${column('status')} = 'NodeStatusActive'` +
+    ` ORDER BY ${column('search_ranking')} ${first}, ${column('downloads')} ${first}, ${column('id')} ${second}` +
+    ` LIMIT ${driver.createParameter('limit', 0)} OFFSET ${driver.createParameter('offset', 1)}`
   );
 }
 
