@@ -1,6 +1,7 @@
 import { ReviewEntity } from '../src/reviews/entities/review.entity';
 import { NodeVersionEntity } from '../src/nodes/entities/node-version.entity';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
+import { NodesRepository } from '../src/nodes/nodes.repository';
 import { lockWaiters } from './support/postgres';
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser } from './support/test-app';
@@ -11,8 +12,9 @@ import { TestApp, TestUser } from './support/test-app';
  * NodesService.update). These tests make another transaction change the
  * node between a request's read and its write: the request reads, its
  * guarded statement waits on that transaction's row lock, and the change
- * commits under it. Only PostgreSQL has row locks to wait on; SQLite runs
- * writers one at a time.
+ * commits under it (or, for a changelog edit, which takes no node lock, the
+ * change commits right after the request's last read). Only PostgreSQL has
+ * row locks to wait on; SQLite runs writers one at a time.
  */
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
@@ -76,10 +78,24 @@ onPostgres('Guarded registry writes (PostgreSQL)', () => {
 
   it('PUT version: a node banned between the read and the write is 403 for a member, and the version is unchanged', async () => {
     await addVersions(t, f, '1.0.0');
-    const res = await commitUnder(banNode(), () =>
-      t.http.put(`${nodeUrl()}/versions/1.0.0`).set(f.member.auth).send({ changelog: 'after' }),
-    );
-    expect(res.status).toBe(403);
+    // A changelog edit writes only the version's row, so there is no node lock to wait on: the ban commits right
+    // after the request's last read (the version's), before its guarded write.
+    const nodes = t.app.get(NodesRepository);
+    const readVersion = nodes.findVersion.bind(nodes);
+    let banned = false;
+    const afterRead = jest.spyOn(nodes, 'findVersion').mockImplementationOnce(async (...args) => {
+      const read = await readVersion(...args);
+      await t.dataSource.query(banNode()[0][0], banNode()[0][1]);
+      banned = true;
+      return read;
+    });
+    try {
+      const res = await t.http.put(`${nodeUrl()}/versions/1.0.0`).set(f.member.auth).send({ changelog: 'after' });
+      expect(res.status).toBe(403);
+    } finally {
+      afterRead.mockRestore();
+    }
+    expect(banned).toBe(true);
     const version = await t.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ nodeId: f.nodeId, version: '1.0.0' });
     expect(version.changelog).toBe('release 1.0.0');
   });

@@ -22,6 +22,7 @@ import { CatalogSearch1764200000000 } from './migrations/1764200000000-catalog-s
 import { CreditReservations1764300000000 } from './migrations/1764300000000-credit-reservations';
 import { IdempotentTaskLink1764400000000 } from './migrations/1764400000000-idempotent-task-link';
 import { CatalogCount1764500000000 } from './migrations/1764500000000-catalog-count';
+import { VersionChangeTime1764600000000 } from './migrations/1764600000000-version-change-time';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 
@@ -59,6 +60,7 @@ export const MIGRATIONS = [
   CreditReservations1764300000000,
   IdempotentTaskLink1764400000000,
   CatalogCount1764500000000,
+  VersionChangeTime1764600000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */

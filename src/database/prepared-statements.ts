@@ -445,35 +445,29 @@ async function writtenRow<T extends ObjectLiteral>(
 export class PreparedUpdate<T extends ObjectLiteral> {
   // Clients choose which fields a PUT changes, so the sets are theirs to
   // vary: the common ones are kept, any others built per call.
-  private readonly statements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns) => this.build(driver, metadata, columns));
-  private readonly returningStatements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns) =>
-    `${this.build(driver, metadata, columns)} ${returningEveryColumn(driver, metadata)}`,
+  private readonly statements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns, dataSource) =>
+    this.build(driver, metadata, columns, dataSource),
   );
-  private readonly touchingStatements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns, dataSource) => {
-    if (!this.touching) throw new Error(`${metadata.name}'s PreparedUpdate touches no other row`);
-    const { update, set } = this.touching;
-    const touchMetadata = dataSource.getMetadata(update.target);
-    const touch = update.build(driver, touchMetadata, set.map((property) => columnOf(touchMetadata, property)), columns.length + this.where.length);
-    const updated = `${this.build(driver, metadata, columns)} AND EXISTS (SELECT 1 FROM ${driver.escape('touched')})`;
-    return `WITH ${driver.escape('touched')} AS (${touch} RETURNING 1) ${updated} ${returningEveryColumn(driver, metadata)}`;
-  });
+  private readonly returningStatements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns, dataSource) =>
+    `${this.build(driver, metadata, columns, dataSource)} ${returningEveryColumn(driver, metadata)}`,
+  );
 
   /**
-   * `touching`: PostgreSQL only, for runReturningTouching: another row the
-   * update also sets, e.g. a node's change time when one of its versions
-   * changes.
+   * `guard`: another row that must match too, for the update to happen
+   * (`AND EXISTS (SELECT 1 FROM … WHERE …)`), e.g. a version's node with the
+   * status the caller checked; its values follow `where`'s.
    */
   constructor(
     private readonly target: EntityTarget<T>,
     private readonly where: (keyof T & string)[],
-    private readonly touching?: Touching,
+    private readonly guard?: ExistsGuard,
   ) {}
 
-  async run(manager: EntityManager, where: WhereValues<T>, changes: Partial<T>): Promise<void> {
+  async run(manager: EntityManager, where: WhereValues<T>, changes: Partial<T>, guard?: WhereValues<ObjectLiteral>): Promise<void> {
     const properties = givenProperties(changes);
     if (properties.length === 0) return;
     const statement = this.statements.for(manager.connection, properties);
-    await manager.query(statement.sql, this.parameters(manager, statement, properties, where, changes));
+    await manager.query(statement.sql, this.parameters(manager, statement, properties, where, changes, guard));
   }
 
   /**
@@ -482,46 +476,24 @@ export class PreparedUpdate<T extends ObjectLiteral> {
    * guards (e.g. the status the caller checked), so a concurrent change to a
    * guard makes the update miss instead of writing over it.
    */
-  async runReturning(manager: EntityManager, where: WhereValues<T>, changes: Partial<T>): Promise<T | null> {
+  async runReturning(manager: EntityManager, where: WhereValues<T>, changes: Partial<T>, guard?: WhereValues<ObjectLiteral>): Promise<T | null> {
     const properties = givenProperties(changes);
     if (properties.length === 0) throw new Error('runReturning needs at least one change');
     const statement = this.returningStatements.for(manager.connection, properties);
-    return writtenRow(manager, this.target, statement, this.parameters(manager, statement, properties, where, changes));
+    return writtenRow(manager, this.target, statement, this.parameters(manager, statement, properties, where, changes, guard));
   }
 
-  /**
-   * PostgreSQL: runReturning and the `touching` row's update as ONE
-   * statement (`WITH touched AS (UPDATE …) UPDATE … AND EXISTS (SELECT 1
-   * FROM touched)`), atomic without BEGIN/COMMIT, so both rows are locked
-   * only while it runs. The row is updated only if the touched row matched
-   * its own guards; null when either missed (the touched row may then have
-   * been set alone, which a change time allows).
-   */
-  async runReturningTouching(
-    manager: EntityManager,
-    where: WhereValues<T>,
-    changes: Partial<T>,
-    touched: { where: WhereValues<ObjectLiteral>; changes: ObjectLiteral },
-  ): Promise<T | null> {
-    const properties = givenProperties(changes);
-    if (properties.length === 0 || !this.touching) throw new Error('runReturningTouching needs a change and a touched row');
-    const statement = this.touchingStatements.for(manager.connection, properties);
-    const { update, set } = this.touching;
-    const touchMetadata = manager.connection.getMetadata(update.target);
-    const touchStatement = { sql: '', columns: set.map((property) => columnOf(touchMetadata, property)), kept: false };
-    const parameters = [
-      ...this.parameters(manager, statement, properties, where, changes),
-      ...update.parameters(manager, touchStatement, set, touched.where, touched.changes),
-    ];
-    return writtenRow(manager, this.target, statement, parameters);
-  }
-
-  /** `UPDATE … SET … WHERE …` with its parameters numbered from `offset` (set columns first, then the where). */
-  private build(driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[], offset = 0): string {
-    const equals = (column: ColumnMetadata, index: number) =>
-      `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, offset + index)}`;
+  /** `UPDATE … SET … WHERE …` with its parameters in order: the set columns, the where, then the guard's. */
+  private build(driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[], dataSource: DataSource): string {
+    const equals = (column: ColumnMetadata, index: number) => `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, index)}`;
     const sets = columns.map((column, index) => equals(column, index));
     const conditions = this.where.map((property, index) => equals(columnOf(metadata, property), columns.length + index));
+    if (this.guard) {
+      const guardMetadata = dataSource.getMetadata(this.guard.target);
+      const first = columns.length + this.where.length;
+      const guardConditions = this.guard.where.map((property, index) => equals(columnOf(guardMetadata, property), first + index));
+      conditions.push(`EXISTS (SELECT 1 FROM ${driver.escape(guardMetadata.tableName)} WHERE ${guardConditions.join(' AND ')})`);
+    }
     return `UPDATE ${driver.escape(metadata.tableName)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`;
   }
 
@@ -531,17 +503,22 @@ export class PreparedUpdate<T extends ObjectLiteral> {
     properties: (keyof T & string)[],
     where: WhereValues<T>,
     changes: Partial<T>,
+    guard: WhereValues<ObjectLiteral> = {},
   ): unknown[] {
-    return [...persistentValues(manager.connection.driver, changes, statement, properties), ...this.where.map((property) => where[property])];
+    return [
+      ...persistentValues(manager.connection.driver, changes, statement, properties),
+      ...this.where.map((property) => where[property]),
+      ...(this.guard?.where ?? []).map((property) => guard[property]),
+    ];
   }
 }
 
 type WhereValues<T> = Partial<Record<keyof T & string, unknown>>;
 
-/** The other row a PreparedUpdate also sets (runReturningTouching): its update (key and guards) and the properties it sets. */
-interface Touching {
-  update: PreparedUpdate<ObjectLiteral>;
-  set: string[];
+/** The row a guarded PreparedUpdate requires (see its constructor): its entity and the properties it must equal. */
+interface ExistsGuard {
+  target: EntityTarget<ObjectLiteral>;
+  where: string[];
 }
 
 /** On a unique violation of `columns`, update `update` to the new row's values instead (an upsert). */

@@ -90,9 +90,10 @@ export class NodesRepository {
   private readonly versionUpdate = new PreparedUpdate(NodeVersionEntity, ['id']);
   /** Updates guarded by the status the writer checked (see updateNodeIfStatus). */
   private readonly guardedNodeUpdate = new PreparedUpdate(NodeEntity, ['id', 'status']);
+  /** A version's update guarded by its own status and its node's, as the writer checked them (see updateVersionIfStatus). */
   private readonly guardedVersionUpdate = new PreparedUpdate(NodeVersionEntity, ['id', 'status'], {
-    update: this.guardedNodeUpdate,
-    set: ['updatedAt'],
+    target: NodeEntity,
+    where: ['id', 'status'],
   });
 
   constructor(private readonly dataSource: DataSource) {}
@@ -241,12 +242,19 @@ export class NodesRepository {
       }
     }
     if (filter.changedAfter) {
-      query.andWhere('node.updatedAt > :changedAfter', { changedAfter: filter.changedAfter });
-      // SQLite would rather walk the catalog index (no sort) and test every row's updated_at; naming the
-      // changed rows by rowid makes it start from the updated_at index, so a sync costs what changed.
-      if (this.dataSource.options.type !== 'postgres') {
-        query.andWhere('node.rowid IN (SELECT rowid FROM nodes WHERE updated_at > :changedAfter)');
-      }
+      // Changed: the node's own row or any of its versions (CONTRACT §6), each found from its `updated_at` index,
+      // so a sync costs what changed. SQLite would rather walk the catalog index (no sort) and test every row:
+      // naming the changed rows by rowid makes it start from the changes. UNION ALL: IN ignores duplicates, and
+      // SQLite plans a UNION as a merge in rowid order, which scans the whole node table for it.
+      query.andWhere(
+        this.dataSource.options.type === 'postgres'
+          ? `node.id IN (SELECT id FROM nodes WHERE updated_at > :changedAfter
+              UNION ALL SELECT node_id FROM node_versions WHERE updated_at > :changedAfter)`
+          : `node.rowid IN (SELECT rowid FROM nodes WHERE updated_at > :changedAfter
+              UNION ALL SELECT changed.rowid FROM node_versions version JOIN nodes changed ON changed.id = version.node_id
+              WHERE version.updated_at > :changedAfter)`,
+        { changedAfter: filter.changedAfter },
+      );
     }
     return query;
   }
@@ -271,30 +279,25 @@ export class NodesRepository {
   }
 
   /**
-   * A version's changes and its node's change time (so a sync with
-   * `timestamp` sees the node, CONTRACT §6), each guarded by the status the
-   * caller checked, atomically: the version as written, or null when a
-   * guard missed. PostgreSQL: one statement, which sets the node first (the
-   * lock order of every version write: node, then version) and needs no
-   * transaction; SQLite: two, in the caller's unit of work.
+   * A version's changes, with its own change time (`updated_at`, which a
+   * sync with `timestamp` reads, CONTRACT §6), if the version's status and
+   * its node's are still those the caller read and checked: one statement
+   * that writes only the version's row. The version as written, or null when
+   * either status changed in between (nothing written).
    */
-  async updateVersionTouchingNode(
+  updateVersionIfStatus(
     manager: EntityManager,
     node: Pick<NodeEntity, 'id' | 'status'>,
     version: Pick<NodeVersionEntity, 'id' | 'status'>,
     changes: Partial<NodeVersionEntity>,
     changedAt: Date,
   ): Promise<NodeVersionEntity | null> {
-    const versionGuard = { id: version.id, status: version.status };
-    const nodeChange = { updatedAt: changedAt };
-    if (this.dataSource.options.type === 'postgres') {
-      return this.guardedVersionUpdate.runReturningTouching(manager, versionGuard, changes, {
-        where: { id: node.id, status: node.status },
-        changes: nodeChange,
-      });
-    }
-    if (!(await this.updateNodeIfStatus(manager, node, nodeChange))) return null;
-    return this.guardedVersionUpdate.runReturning(manager, versionGuard, changes);
+    return this.guardedVersionUpdate.runReturning(
+      manager,
+      { id: version.id, status: version.status },
+      { ...changes, updatedAt: changedAt },
+      { id: node.id, status: node.status },
+    );
   }
 
   /** A version of the node by its id or by its semantic version string. */

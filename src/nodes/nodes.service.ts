@@ -378,11 +378,12 @@ export class NodesService {
 
   /** PUT /publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}: changelog, deprecation and (admins) moderation. */
   /**
-   * The checks run on unlocked reads; the version and its node's change time
-   * are then written together, guarded by the statuses the checks saw
-   * (redone from the reads if one changed): one statement on PostgreSQL, so
-   * the node's row is held only while it runs, plus the latest version's
-   * recomputation, under that lock, when status or deprecation changed.
+   * The checks run on unlocked reads; the version is then written with its
+   * change time, guarded by the statuses the checks saw, its own and its
+   * node's (redone from the reads if one changed): one statement, which
+   * writes no node row, so editing a changelog never waits for the node's
+   * lock. A status or deprecation change also moves the latest version: it
+   * locks the node first and recomputes it, in a transaction.
    */
   async updateVersion(
     caller: Principal,
@@ -408,12 +409,14 @@ export class NodesService {
       // A PUT that sets nothing changes nothing, not even the node's change time.
       if (Object.keys(changes).length === 0) return read;
       const write = async (manager: EntityManager) => {
-        const written = await this.nodes.updateVersionTouchingNode(manager, node, read, changes, new Date());
+        // Moving the latest version reads the versions under the node's lock, taken first (the lock order of
+        // every version write: node, then version); a changelog edit writes the version's row alone.
+        if (latestMayMove) await this.lockNode(manager, node);
+        const written = await this.nodes.updateVersionIfStatus(manager, node, read, changes, new Date());
         if (!written) throw new StaleReadError(`version '${read.version}' of node '${node.id}'`);
         if (latestMayMove) await this.recomputeLatestVersion(manager, node.id);
         return written;
       };
-      // Moving the latest version reads the versions under the node's lock, which the write took: a transaction.
       return latestMayMove ? this.tx.run(write) : this.tx.runStatement(write);
     });
     return toNodeVersionDto(version);

@@ -49,4 +49,8 @@ export class NodeVersionEntity extends CompatibilityColumns {
 
   @Column({ name: 'created_at', type: Date })
   createdAt!: Date;
+
+  /** When the version was last changed after its creation (for `?timestamp` syncs, CONTRACT §6); null until then. */
+  @Column({ name: 'updated_at', type: Date, nullable: true })
+  updatedAt!: Date | null;
 }
