@@ -23,6 +23,7 @@ import { CreditReservations1764300000000 } from './migrations/1764300000000-cred
 import { IdempotentTaskLink1764400000000 } from './migrations/1764400000000-idempotent-task-link';
 import { CatalogCount1764500000000 } from './migrations/1764500000000-catalog-count';
 import { VersionChangeTime1764600000000 } from './migrations/1764600000000-version-change-time';
+import { SearchGeneration1764700000000 } from './migrations/1764700000000-search-generation';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 
@@ -61,6 +62,7 @@ export const MIGRATIONS = [
   IdempotentTaskLink1764400000000,
   CatalogCount1764500000000,
   VersionChangeTime1764600000000,
+  SearchGeneration1764700000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */

@@ -1,0 +1,69 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { TestApp, TestUser, unique } from './support/test-app';
+
+/**
+ * A search's total is counted once per search generation (the
+ * search-generation migration's triggers raise it for every change a search
+ * can see) and reused by later searches for the same term. Two instances
+ * share one database here: one searches, so its total is kept, the other
+ * changes the catalog, and the first must answer the new total at once. On
+ * SQLite both open the same file; on PostgreSQL TEST_DATABASE_URL.
+ */
+describe('Search totals kept per search generation (CONTRACT §3, §7)', () => {
+  let sqliteDir: string | undefined;
+  let reader: TestApp;
+  let writer: TestApp;
+  let admin: TestUser;
+  const term = unique('tot').replace('-', '');
+  const fixtures: PublisherFixture[] = [];
+
+  const total = async (search = term) => (await reader.http.get(`/nodes?search=${search}&limit=1`).expect(200)).body.total as number;
+  const put = (f: PublisherFixture, fields: object) =>
+    writer.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).send(fields).expect(200);
+
+  beforeAll(async () => {
+    if (!process.env.TEST_DATABASE_URL) sqliteDir = await mkdtemp(join(tmpdir(), 'search-totals-'));
+    const env: Record<string, string> = sqliteDir ? { DATABASE_URL: `sqlite:${join(sqliteDir, 'registry.db')}` } : {};
+    writer = await TestApp.start(env);
+    reader = await TestApp.start(env);
+    admin = await writer.createUser({ admin: true });
+    for (let i = 0; i < 3; i++) fixtures.push(await createPublisherWithNode(writer, { description: `Has ${term} inside` }));
+    fixtures.push(await createPublisherWithNode(writer, { description: 'Nothing here' }));
+  });
+  afterAll(async () => {
+    await reader?.close();
+    await writer?.close();
+    if (sqliteDir) await rm(sqliteDir, { recursive: true, force: true });
+  });
+
+  it('answers the new total after every kind of change another instance makes', async () => {
+    expect(await total()).toBe(3);
+    expect(await total(term.toUpperCase())).toBe(3);
+
+    await put(fixtures[0], { description: 'No longer' });
+    expect(await total()).toBe(2);
+    await put(fixtures[3], { name: `Named ${term}` });
+    expect(await total()).toBe(3);
+    await put(fixtures[1], { status: 'NodeStatusBanned' });
+    expect(await total()).toBe(2);
+    await put(fixtures[1], { status: 'NodeStatusActive' });
+    expect(await total()).toBe(3);
+    await createPublisherWithNode(writer, { author: `Author ${term}` });
+    expect(await total()).toBe(4);
+    await put(fixtures[2], { status: 'NodeStatusDeleted' });
+    expect(await total()).toBe(3);
+  });
+
+  it('keeps a total across changes a search cannot see', async () => {
+    const before = await total();
+    const generation = async () => String((await writer.dataSource.query<{ g: string | number }[]>(`SELECT "search_generation" AS "g" FROM "catalog_counts"`))[0].g);
+    const seen = await generation();
+    await put(fixtures[1], { search_ranking: 5, github_stars: 9, tags_admin: ['x'] });
+    await writer.http.post(`/nodes/${fixtures[1].nodeId}/reviews?star=3`).set(admin.auth).expect(200);
+    expect(await generation()).toBe(seen);
+    expect(await total()).toBe(before);
+  });
+});
