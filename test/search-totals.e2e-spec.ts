@@ -51,6 +51,10 @@ describe('Search totals kept per search generation (CONTRACT §3, §7)', () => {
     expect(await total()).toBe(2);
     await put(fixtures[1], { status: 'NodeStatusActive' });
     expect(await total()).toBe(3);
+    await put(fixtures[3], { name: 'Unnamed' });
+    expect(await total()).toBe(2);
+    await put(fixtures[3], { author: `By ${term}` });
+    expect(await total()).toBe(3);
     await createPublisherWithNode(writer, { author: `Author ${term}` });
     expect(await total()).toBe(4);
     await put(fixtures[2], { status: 'NodeStatusDeleted' });

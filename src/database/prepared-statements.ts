@@ -69,6 +69,12 @@ function statementName(sql: string): string {
   return name;
 }
 
+/** Whether a transaction is open on a SQLite data source's one connection (false on PostgreSQL). */
+export function sqliteInTransaction(dataSource: DataSource): boolean {
+  if (dataSource.driver.options.type !== 'better-sqlite3') return false;
+  return (dataSource.driver as unknown as { databaseConnection: { inTransaction: boolean } }).databaseConnection.inTransaction;
+}
+
 const sqliteStatements = new WeakMap<SqliteDatabase, Map<string, SqliteStatement>>();
 
 function sqliteStatement(database: SqliteDatabase, sql: string): SqliteStatement {
@@ -158,7 +164,7 @@ export class PreparedSelect {
 /**
  * A SELECT whose rows are used as the driver gives them, arrays of values in
  * select-list order, for a reply written straight from them (see
- * NodeListText): SQL built once per driver, named on PostgreSQL like a
+ * nodeListText): SQL built once per driver, named on PostgreSQL like a
  * PreparedSelect's.
  */
 export class PreparedRows {

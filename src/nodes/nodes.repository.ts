@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, In, Not, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { JoinedEntity, PreparedFindOne, PreparedRows, PreparedSelect, PreparedUpdate, SelectedRow, selectProperties } from '../database/prepared-statements';
+import { JoinedEntity, PreparedFindOne, PreparedRows, PreparedSelect, PreparedUpdate, SelectedRow, selectProperties, sqliteInTransaction } from '../database/prepared-statements';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
@@ -246,8 +246,12 @@ export class NodesRepository {
       const row = await this.catalogQuery(filter).select('COUNT(*)', 'total').getRawOne<{ total: string | number }>();
       return Number(row?.total ?? 0);
     };
-    if (!filter.search || filter.changedAfter) return count();
-    const term = filter.search.toLowerCase();
+    // Keyed by the term as given: SQLite's trigram table folds case its own way beyond ASCII, so two spellings
+    // one lower-cased key joins can find different rows. Not while a SQLite transaction is open: its one
+    // connection would show this read the transaction's uncommitted rows, and a generation it raised but
+    // rolled back can be raised again by the next change, pairing a total with rows that never were.
+    if (!filter.search || filter.changedAfter || sqliteInTransaction(this.dataSource)) return count();
+    const term = filter.search;
     // Read before counting: a write committed in between is then in the count, or raises the generation past it.
     const [[generation]] = await this.searchGenerationQuery.all(this.dataSource.manager, []);
     const kept = this.searchTotals.get(term, String(generation));
@@ -356,8 +360,10 @@ export class NodesRepository {
   }
 
   /**
-   * A version by id, read after locking its node's row: versions are written
-   * under their node's lock everywhere, so the version read is the current one.
+   * A version by id, read after locking its node's row: every write that
+   * moves a version's status or archive takes that lock first, so what the
+   * version read shows of those is current (a changelog edit takes no node
+   * lock, see NodesService.updateVersion).
    */
   async lockVersionWithNode(
     manager: EntityManager,

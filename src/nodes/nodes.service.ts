@@ -406,7 +406,7 @@ export class NodesService {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
       const read = await this.findWritableVersion(this.tx.reads, caller, node, versionId);
-      // A PUT that sets nothing changes nothing, not even the node's change time.
+      // A PUT that sets nothing changes nothing, not even the version's change time.
       if (Object.keys(changes).length === 0) return read;
       const write = async (manager: EntityManager) => {
         // Moving the latest version reads the versions under the node's lock, taken first (the lock order of

@@ -3,7 +3,7 @@ import { dialectOf, runStatements } from '../dialect';
 
 /**
  * Installable nodes (CONTRACT §6): a version's archive by content hash, the
- * index behind `GET /nodes?timestamp=` (every version write touches its node's
+ * index behind `GET /nodes?timestamp=` (every version write touched its node's
  * `updated_at`), and the keys this service signs its own URLs with, kept in
  * the database so every instance verifies what any instance signed.
  */
