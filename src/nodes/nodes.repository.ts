@@ -4,7 +4,7 @@ import { JoinedEntity, PreparedFindOne, PreparedRows, PreparedSelect, PreparedUp
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
-import { CATALOG_ROW_COLUMNS, catalogRowNodeId, catalogRowPublisherId, CatalogRows } from './dto/node-list.text';
+import { CATALOG_ROW_COLUMNS, catalogRowNodeId, CatalogRows } from './dto/node-list.text';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
 import { SearchTotals } from './search-totals';
@@ -105,10 +105,18 @@ export class NodesRepository {
     ({ driver }) => `SELECT ${driver.escape('search_generation')} FROM ${driver.escape(CATALOG_COUNTS)}`,
   );
   private readonly searchTotals = new SearchTotals(SEARCH_TOTALS_KEPT);
-  /** A page's publishers, by id (one list parameter, see byIdList). */
-  private readonly publishersById = new PreparedSelect([PAGE_PUBLISHER], (dataSource, selectList) => {
-    const column = (alias: string, name: string) => `${dataSource.driver.escape(alias)}.${dataSource.driver.escape(name)}`;
-    return `SELECT ${selectList} FROM ${dataSource.driver.escape('publishers')} ${dataSource.driver.escape(PAGE_PUBLISHER.alias)} WHERE ${byIdList(dataSource, column, dataSource.driver.createParameter('ids', 0), PAGE_PUBLISHER.alias)}`;
+  /** The listed count as this instance last read it: where a catalog page is first placed (see catalogPage). */
+  private lastListed: number | undefined;
+  /**
+   * The publishers of a page's nodes, by the nodes' ids (one list parameter,
+   * see byIdList), so it needs nothing from the page's rows and runs beside
+   * their query.
+   */
+  private readonly publishersOfNodes = new PreparedSelect([PAGE_PUBLISHER], (dataSource, selectList) => {
+    const { driver } = dataSource;
+    const column = (alias: string, name: string) => `${driver.escape(alias)}.${driver.escape(name)}`;
+    const nodesPublishers = `SELECT ${column('n', 'publisher_id')} FROM ${driver.escape('nodes')} ${driver.escape('n')} WHERE ${byIdList(dataSource, column, driver.createParameter('ids', 0))}`;
+    return `SELECT ${selectList} FROM ${driver.escape('publishers')} ${driver.escape(PAGE_PUBLISHER.alias)} WHERE ${column(PAGE_PUBLISHER.alias, 'id')} IN (${nodesPublishers})`;
   });
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
@@ -175,15 +183,12 @@ export class NodesRepository {
     const [ids, total] = filter.search || filter.changedAfter ? await this.filteredPage(filter) : await this.catalogPage(filter);
     if (ids.length === 0) return { rows: { dataSource: this.dataSource, rows: [] }, publishers: [], total };
     const { manager } = this.dataSource;
-    const byId = new Map<string, unknown[]>();
-    for (const row of await this.catalogRowsQuery.all(manager, [idListParameter(this.dataSource, ids)])) {
-      byId.set(catalogRowNodeId(row), row);
-    }
+    const idList = [idListParameter(this.dataSource, ids)];
+    // Two statements at once: on PostgreSQL each goes to a connection of its own, so the page waits for one round trip.
+    const [found, publisherRows] = await Promise.all([this.catalogRowsQuery.all(manager, idList), this.publishersOfNodes.all(manager, idList)]);
+    const byId = new Map(found.map((row) => [catalogRowNodeId(row), row]));
     const rows = ids.map((id) => byId.get(id)).filter((row): row is unknown[] => row !== undefined);
-    const publisherIds = [...new Set(rows.map(catalogRowPublisherId))];
-    const publishers = (await this.publishersById.all(manager, [idListParameter(this.dataSource, publisherIds)])).flatMap(
-      (row) => row.entity<PublisherEntity>(PAGE_PUBLISHER) ?? [],
-    );
+    const publishers = publisherRows.flatMap((row) => row.entity<PublisherEntity>(PAGE_PUBLISHER) ?? []);
     return { rows: { dataSource: this.dataSource, rows }, publishers, total };
   }
 
@@ -195,31 +200,36 @@ export class NodesRepository {
    * the last page costs what the first does and the middle one walks
    * furthest. Where a backward page starts depends on the size: when its
    * statement saw another size than the one it was placed by (a node listed
-   * or unlisted in between), it is placed and walked again.
+   * or unlisted in between), it is placed and walked again. The size a
+   * page is first placed by is the last one this instance saw: only the
+   * choice of direction rests on it (a forward walk needs no size), so a
+   * page costs one statement, not a count read first.
    */
   private async catalogPage({ offset, limit }: NodeListFilter): Promise<[string[], number]> {
-    let listed = await this.listedCount();
+    let listed = this.lastListed ?? (await this.listedCount());
     for (let attempt = 0; attempt < BACKWARD_ATTEMPTS && offset < listed && 2 * offset + limit > listed; attempt++) {
       const fromEnd = listed - offset;
       const page = await this.pageWithListedCount(Math.max(0, fromEnd - limit), Math.min(limit, fromEnd), true);
       if (page.listed === listed) return [page.ids.reverse(), listed];
       listed = page.listed ?? (await this.listedCount());
     }
-    if (offset >= listed) return [[], listed];
     const page = await this.pageWithListedCount(offset, limit, false);
-    return [page.ids, page.listed ?? listed];
+    return [page.ids, page.listed ?? (await this.listedCount())];
   }
 
   /** The listed nodes' ids from `offset` in the listing's order (or its exact reverse), with the listed count as the same statement saw it. */
   private async pageWithListedCount(offset: number, limit: number, backward: boolean): Promise<{ ids: string[]; listed?: number }> {
     const rows = await (backward ? this.backwardWalk : this.forwardWalk).all(this.dataSource.manager, [limit, offset]);
-    return { ids: rows.map(([id]) => id as string), listed: rows.length === 0 ? undefined : Number(rows[0][1]) };
+    if (rows.length === 0) return { ids: [] };
+    this.lastListed = Number(rows[0][1]);
+    return { ids: rows.map(([id]) => id as string), listed: this.lastListed };
   }
 
   /** How many nodes are listed, as the triggers keep it (see the catalog-count migration). */
   private async listedCount(): Promise<number> {
     const [row] = await this.listedCountQuery.all(this.dataSource.manager, []);
-    return Number(row?.[0] ?? 0);
+    this.lastListed = Number(row?.[0] ?? 0);
+    return this.lastListed;
   }
 
   /** A page of a search or a sync: counted, then walked in the listing's order. */

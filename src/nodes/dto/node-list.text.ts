@@ -167,7 +167,7 @@ export function catalogRowNodeId(row: unknown[]): string {
 }
 
 /** The node's publisher id of a catalog row. */
-export function catalogRowPublisherId(row: unknown[]): string {
+function catalogRowPublisherId(row: unknown[]): string {
   return row[PUBLISHER_ID_INDEX] as string;
 }
 
