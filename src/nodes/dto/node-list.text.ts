@@ -3,6 +3,7 @@ import { isoTime } from '../../common/replies/iso-time';
 import { jsonString, JsonText } from '../../common/replies/json-text';
 import { hydratedValue, isSqliteDatetime } from '../../database/prepared-statements';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
+import { CompatibilityColumns } from '../entities/compatibility-columns';
 import { NodeVersionEntity } from '../entities/node-version.entity';
 import { NodeEntity } from '../entities/node.entity';
 import { NodeDto, NodeListDto } from './node.dto';
@@ -22,6 +23,16 @@ type FieldKind = 'text' | 'optionalText' | 'json' | 'optionalJson' | 'number' | 
 /** A reply field: its key, the entity property whose column holds it, how it is written. */
 type Field<Dto, Entity> = readonly [key: keyof Dto & string, property: keyof Entity & string, kind: FieldKind];
 
+/** The compatibility fields nodes and versions share (CompatibilityColumns), in the same order in both replies. */
+const COMPATIBILITY_FIELDS: readonly (readonly [key: keyof NodeDto & keyof NodeVersionDto, property: keyof CompatibilityColumns, kind: FieldKind])[] = [
+  ['supported_os', 'supportedOs', 'json'],
+  ['supported_accelerators', 'supportedAccelerators', 'json'],
+  ['supported_app_version', 'supportedAppVersion', 'optionalText'],
+  ['supported_app_frontend_version', 'supportedAppFrontendVersion', 'optionalText'],
+  ['tags', 'tags', 'json'],
+  ['tags_admin', 'tagsAdmin', 'json'],
+];
+
 const NODE_FIELDS: readonly Field<NodeDto, NodeEntity>[] = [
   ['id', 'id', 'text'],
   ['name', 'name', 'text'],
@@ -32,12 +43,7 @@ const NODE_FIELDS: readonly Field<NodeDto, NodeEntity>[] = [
   ['icon', 'icon', 'optionalText'],
   ['banner_url', 'bannerUrl', 'optionalText'],
   ['repository', 'repository', 'optionalText'],
-  ['supported_os', 'supportedOs', 'json'],
-  ['supported_accelerators', 'supportedAccelerators', 'json'],
-  ['supported_app_version', 'supportedAppVersion', 'optionalText'],
-  ['supported_app_frontend_version', 'supportedAppFrontendVersion', 'optionalText'],
-  ['tags', 'tags', 'json'],
-  ['tags_admin', 'tagsAdmin', 'json'],
+  ...COMPATIBILITY_FIELDS,
   ['preempted_app_node_names', 'preemptedAppNodeNames', 'json'],
   ['translations', 'translations', 'optionalJson'],
   ['status', 'status', 'text'],
@@ -61,12 +67,7 @@ const VERSION_FIELDS: readonly Field<NodeVersionDto, NodeVersionEntity>[] = [
   ['status', 'status', 'text'],
   ['status_reason', 'statusReason', 'optionalText'],
   ['app_node_extract_status', 'appNodeExtractStatus', 'optionalText'],
-  ['supported_os', 'supportedOs', 'json'],
-  ['supported_accelerators', 'supportedAccelerators', 'json'],
-  ['supported_app_version', 'supportedAppVersion', 'optionalText'],
-  ['supported_app_frontend_version', 'supportedAppFrontendVersion', 'optionalText'],
-  ['tags', 'tags', 'json'],
-  ['tags_admin', 'tagsAdmin', 'json'],
+  ...COMPATIBILITY_FIELDS,
   ['createdAt', 'createdAt', 'time'],
 ];
 
