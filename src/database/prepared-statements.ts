@@ -393,7 +393,7 @@ class ColumnStatements<T extends ObjectLiteral> {
   constructor(
     private readonly target: EntityTarget<T>,
     private readonly limit: number,
-    private readonly build: (driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[], dataSource: DataSource) => string,
+    private readonly build: (dataSource: DataSource, metadata: EntityMetadata, columns: ColumnMetadata[]) => string,
   ) {}
 
   for(dataSource: DataSource, properties: (keyof T & string)[]): ColumnStatement {
@@ -403,7 +403,7 @@ class ColumnStatements<T extends ObjectLiteral> {
       const metadata = dataSource.getMetadata(this.target);
       const columns = properties.map((property) => columnOf(metadata, property));
       const kept = this.statements.size < this.limit;
-      statement = { sql: this.build(dataSource.driver, metadata, columns, dataSource), columns, kept };
+      statement = { sql: this.build(dataSource, metadata, columns), columns, kept };
       if (kept) this.statements.set(key, statement);
     }
     return statement;
@@ -451,11 +451,9 @@ async function writtenRow<T extends ObjectLiteral>(
 export class PreparedUpdate<T extends ObjectLiteral> {
   // Clients choose which fields a PUT changes, so the sets are theirs to
   // vary: the common ones are kept, any others built per call.
-  private readonly statements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns, dataSource) =>
-    this.build(driver, metadata, columns, dataSource),
-  );
-  private readonly returningStatements = new ColumnStatements<T>(this.target, 64, (driver, metadata, columns, dataSource) =>
-    `${this.build(driver, metadata, columns, dataSource)} ${returningEveryColumn(driver, metadata)}`,
+  private readonly statements = new ColumnStatements<T>(this.target, 64, (dataSource, metadata, columns) => this.build(dataSource, metadata, columns));
+  private readonly returningStatements = new ColumnStatements<T>(this.target, 64, (dataSource, metadata, columns) =>
+    `${this.build(dataSource, metadata, columns)} ${returningEveryColumn(dataSource.driver, metadata)}`,
   );
 
   /**
@@ -469,11 +467,11 @@ export class PreparedUpdate<T extends ObjectLiteral> {
     private readonly guard?: ExistsGuard,
   ) {}
 
-  async run(manager: EntityManager, where: WhereValues<T>, changes: Partial<T>, guard?: WhereValues<ObjectLiteral>): Promise<void> {
+  async run(manager: EntityManager, where: WhereValues<T>, changes: Partial<T>): Promise<void> {
     const properties = givenProperties(changes);
     if (properties.length === 0) return;
     const statement = this.statements.for(manager.connection, properties);
-    await manager.query(statement.sql, this.parameters(manager, statement, properties, where, changes, guard));
+    await manager.query(statement.sql, this.parameters(manager, statement, properties, where, changes));
   }
 
   /**
@@ -490,7 +488,8 @@ export class PreparedUpdate<T extends ObjectLiteral> {
   }
 
   /** `UPDATE … SET … WHERE …` with its parameters in order: the set columns, the where, then the guard's. */
-  private build(driver: Driver, metadata: EntityMetadata, columns: ColumnMetadata[], dataSource: DataSource): string {
+  private build(dataSource: DataSource, metadata: EntityMetadata, columns: ColumnMetadata[]): string {
+    const { driver } = dataSource;
     const equals = (column: ColumnMetadata, index: number) => `${driver.escape(column.databaseName)} = ${driver.createParameter(column.databaseName, index)}`;
     const sets = columns.map((column, index) => equals(column, index));
     const conditions = this.where.map((property, index) => equals(columnOf(metadata, property), columns.length + index));
@@ -542,7 +541,7 @@ export interface OnConflict<T> {
  */
 export class PreparedInsert<T extends ObjectLiteral> {
   // Callers insert a fixed set of properties, so a handful of statements at most.
-  private readonly statements = new ColumnStatements<T>(this.target, 16, (driver, metadata, columns) => {
+  private readonly statements = new ColumnStatements<T>(this.target, 16, ({ driver }, metadata, columns) => {
     const names = columns.map((column) => driver.escape(column.databaseName));
     const parameters = columns.map((column, index) => driver.createParameter(column.databaseName, index));
     const insert = `INSERT INTO ${driver.escape(metadata.tableName)} (${names.join(', ')}) VALUES (${parameters.join(', ')})`;

@@ -50,12 +50,10 @@ const containsLowered = (column: string) => `LOWER(${column}) LIKE :pattern ESCA
 const containsAsciiOnSqlite = (column: string) =>
   `(${column} LIKE :pattern ESCAPE '!' OR ((instr(${column}, '\u0130') OR instr(${column}, '\u212a')) AND LOWER(${column}) LIKE :pattern ESCAPE '!'))`;
 
-/** Data access for the node aggregate: nodes and their versions. */
 const DISPLAY_NODE: JoinedEntity = { target: NodeEntity, alias: 'n' };
 const DISPLAY_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 const DISPLAY_ENTITIES = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION];
-const PAGE_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 
 /** The one-row table of the listed count, kept by triggers (migration 1764500000000). */
 const CATALOG_COUNTS = 'catalog_counts';
@@ -64,11 +62,17 @@ const SEARCH_TOTALS_KEPT = 1000;
 /** Backward walks tried while nodes are listed or unlisted under them, before walking forward (exact whatever happens). */
 const BACKWARD_ATTEMPTS = 3;
 
+/** `"alias"."column"`, escaped for the data source's driver. */
+function qualifiedColumn({ driver }: DataSource): (alias: string, name: string) => string {
+  return (alias, name) => `${driver.escape(alias)}.${driver.escape(name)}`;
+}
+
 /** The listing's order (CONTRACT §3). */
 function inListingOrder<T extends ObjectLiteral>(query: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
   return query.orderBy('node.searchRanking', 'DESC').addOrderBy('node.downloads', 'DESC').addOrderBy('node.id', 'ASC');
 }
 
+/** Data access for the node aggregate: nodes and their versions. */
 @Injectable()
 export class NodesRepository {
   private readonly displayQuery = new PreparedSelect(DISPLAY_ENTITIES, (dataSource, selectList) => this.buildDisplayQuery(dataSource, selectList, false));
@@ -82,7 +86,7 @@ export class NodesRepository {
    */
   private readonly catalogRowsQuery = new PreparedRows((dataSource) => {
     const { driver } = dataSource;
-    const column = (alias: string, name: string) => `${driver.escape(alias)}.${driver.escape(name)}`;
+    const column = qualifiedColumn(dataSource);
     return (
       `SELECT ${selectProperties(dataSource, NodeEntity, 'n', CATALOG_ROW_COLUMNS.node)}, ` +
       `${selectProperties(dataSource, NodeVersionEntity, 'v', CATALOG_ROW_COLUMNS.version)}` +
@@ -112,11 +116,11 @@ export class NodesRepository {
    * see byIdList), so it needs nothing from the page's rows and runs beside
    * their query.
    */
-  private readonly publishersOfNodes = new PreparedSelect([PAGE_PUBLISHER], (dataSource, selectList) => {
+  private readonly publishersOfNodes = new PreparedSelect([DISPLAY_PUBLISHER], (dataSource, selectList) => {
     const { driver } = dataSource;
-    const column = (alias: string, name: string) => `${driver.escape(alias)}.${driver.escape(name)}`;
+    const column = qualifiedColumn(dataSource);
     const nodesPublishers = `SELECT ${column('n', 'publisher_id')} FROM ${driver.escape('nodes')} ${driver.escape('n')} WHERE ${byIdList(dataSource, column, driver.createParameter('ids', 0))}`;
-    return `SELECT ${selectList} FROM ${driver.escape('publishers')} ${driver.escape(PAGE_PUBLISHER.alias)} WHERE ${column(PAGE_PUBLISHER.alias, 'id')} IN (${nodesPublishers})`;
+    return `SELECT ${selectList} FROM ${driver.escape('publishers')} ${driver.escape(DISPLAY_PUBLISHER.alias)} WHERE ${column(DISPLAY_PUBLISHER.alias, 'id')} IN (${nodesPublishers})`;
   });
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
@@ -188,7 +192,7 @@ export class NodesRepository {
     const [found, publisherRows] = await Promise.all([this.catalogRowsQuery.all(manager, idList), this.publishersOfNodes.all(manager, idList)]);
     const byId = new Map(found.map((row) => [catalogRowNodeId(row), row]));
     const rows = ids.map((id) => byId.get(id)).filter((row): row is unknown[] => row !== undefined);
-    const publishers = publisherRows.flatMap((row) => row.entity<PublisherEntity>(PAGE_PUBLISHER) ?? []);
+    const publishers = publisherRows.flatMap((row) => row.entity<PublisherEntity>(DISPLAY_PUBLISHER) ?? []);
     return { rows: { dataSource: this.dataSource, rows }, publishers, total };
   }
 
@@ -278,12 +282,13 @@ export class NodesRepository {
    * row stops at the page's end instead, which is sooner when matches are
    * dense: the walk reads about (offset + limit) × listed ÷ matches rows,
    * the trigram table all the matches. The exact count just taken is the
-   * estimate, so the choice costs one read of the listed count. (PostgreSQL's
-   * planner makes this choice itself, from its statistics.)
+   * estimate, with the listed count this instance last read (only the plan
+   * rests on it, not the answer). (PostgreSQL's planner makes this choice
+   * itself, from its statistics.)
    */
   private async searchIndexPays({ offset, limit, changedAfter }: NodeListFilter, matches: number): Promise<boolean> {
     if (this.dataSource.options.type === 'postgres' || changedAfter) return true;
-    return (offset + limit) * (await this.listedCount()) >= matches * matches;
+    return (offset + limit) * (this.lastListed ?? (await this.listedCount())) >= matches * matches;
   }
 
   /**
@@ -454,7 +459,7 @@ export class NodesRepository {
   private buildDisplayQuery(dataSource: DataSource, selectList: string, withRole: boolean): string {
     const { driver } = dataSource;
     const escape = (name: string) => driver.escape(name);
-    const column = (alias: string, name: string) => `${escape(alias)}.${escape(name)}`;
+    const column = qualifiedColumn(dataSource);
     const role = withRole ? memberRoleJoin(driver, column('n', 'publisher_id')) : undefined;
     const sql =
       `SELECT ${selectList}${role ? `, ${role.select}` : ''}` +
@@ -491,7 +496,8 @@ function listedCountSql(dataSource: DataSource): string {
  */
 function catalogWalkSql(dataSource: DataSource, backward: boolean): string {
   const { driver } = dataSource;
-  const column = (name: string) => `${driver.escape('n')}.${driver.escape(name)}`;
+  const qualified = qualifiedColumn(dataSource);
+  const column = (name: string) => qualified('n', name);
   const [first, second] = backward ? ['ASC', 'DESC'] : ['DESC', 'ASC'];
   return (
     `SELECT ${column('id')}, ${listedCountSql(dataSource)} FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
