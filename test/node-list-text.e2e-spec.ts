@@ -1,4 +1,5 @@
 import { DownloadCounter } from '../src/nodes/download-counter';
+import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser, unique } from './support/test-app';
 
 /**
@@ -113,6 +114,8 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
       replies.push(single.text);
     }
     expect(page.text).toBe(`{"total":4,"nodes":[${replies.join(',')}],"page":1,"limit":100,"totalPages":1}`);
+    // Fields without a value are left out, never null (CONTRACT §6): the bare node has almost every column NULL.
+    expectNoNulls(page.body);
     // The cases above are all there: the test cannot pass on nodes that lost their fields.
     const rich = page.body.nodes.find((n: { search_ranking: number }) => n.search_ranking === 3);
     expect(rich).toMatchObject({
