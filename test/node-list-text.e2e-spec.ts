@@ -1,23 +1,26 @@
 import { DownloadCounter } from '../src/nodes/download-counter';
+import { NodeEntity } from '../src/nodes/entities/node.entity';
 import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser, unique } from './support/test-app';
+import { makeZip } from './support/zip';
 
 /**
- * A catalog page is JSON written straight from the database's rows
- * (nodeListText), not JSON.stringify of mapped nodes (toNodeDto), which
- * GET /nodes/{id} still sends. The two must give the same bytes for every
+ * A catalog page is JSON put together from reply text the rows carry, kept
+ * by triggers (nodeListText, the reply-text migration), not JSON.stringify
+ * of mapped nodes (toNodeDto), which GET /nodes/{id} still sends. The two must give the same bytes for every
  * node, so a page is compared, as text, with the node replies it lists:
  * nodes with every optional field absent and with every one set, text that
  * JSON has to escape, translations, a fractional rating, a deprecated latest
  * version, no latest version, and publishers with and without
- * their optional fields. On both databases (their drivers give different
- * values: text and 0/1 datetimes and booleans on SQLite, Dates and booleans on
- * PostgreSQL).
+ * their optional fields; and again after every kind of write changed them.
+ * On both databases (each writes the text with its own SQL).
  */
 describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id})', () => {
   let t: TestApp;
   let admin: TestUser;
   let owner: TestUser;
+  let full: string;
+  let rich: string;
   const marker = unique('pagetext');
   const tricky = 'Quotes " and \\ backslash, tab\t, newline\n, control \u0001, é ü 字, emoji 😀, line sep \u2028, </script>';
 
@@ -41,7 +44,7 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
     admin = await t.createUser({ admin: true });
     owner = await t.createUser();
     const bare = unique('bare');
-    const full = unique('full');
+    full = unique('full');
     await t.http.post('/publishers').set(owner.auth).send({ id: bare, name: 'Bare' }).expect(201);
     await t.http
       .post('/publishers')
@@ -50,7 +53,7 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
       .expect(201);
 
     await node(bare, {});
-    const rich = await node(full, {
+    rich = await node(full, {
       description: tricky,
       author: 'Zoë "Z" Author',
       category: 'image',
@@ -103,7 +106,8 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
   });
   afterAll(() => t?.close());
 
-  it('writes every node of a page as its own GET /nodes/{id} sends it, byte for byte', async () => {
+  /** The page of the test's nodes, checked to be their own replies joined, byte for byte. */
+  async function expectPageOfReplies() {
     const page = await t.http.get(`/nodes?search=${marker}&limit=100`).expect(200);
     expect(page.headers['content-type']).toBe('application/json; charset=utf-8');
     const ids = (page.body.nodes as { id: string }[]).map(({ id }) => id);
@@ -114,11 +118,15 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
       replies.push(single.text);
     }
     expect(page.text).toBe(`{"total":4,"nodes":[${replies.join(',')}],"page":1,"limit":100,"totalPages":1}`);
+    return page;
+  }
+
+  it('writes every node of a page as its own GET /nodes/{id} sends it, byte for byte', async () => {
+    const page = await expectPageOfReplies();
     // Fields without a value are left out, never null (CONTRACT §6): the bare node has almost every column NULL.
     expectNoNulls(page.body);
     // The cases above are all there: the test cannot pass on nodes that lost their fields.
-    const rich = page.body.nodes.find((n: { search_ranking: number }) => n.search_ranking === 3);
-    expect(rich).toMatchObject({
+    expect(page.body.nodes.find((n: { id: string }) => n.id === rich)).toMatchObject({
       description: tricky,
       rating: 13 / 3,
       downloads: 7,
@@ -139,5 +147,73 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
     const sync = await t.http.get(`/nodes?timestamp=${encodeURIComponent(since)}&limit=1000`).expect(200);
     const synced = new Map((sync.body.nodes as { id: string }[]).map((n) => [n.id, n]));
     for (const n of nodes) expect(synced.get(n.id)).toEqual(n);
+  });
+
+  it('keeps each node in step with its reply after each write that changes one thing it shows', async () => {
+    const nodeUrl = `/publishers/${full}/nodes/${rich}`;
+    const versionUrl = `${nodeUrl}/versions/1.2.0`;
+    const put = (url: string, user: TestUser, body: Record<string, unknown>) => async () => {
+      await t.http.put(url).set(user.auth).send(body).expect(200);
+    };
+    const ownerFields = {
+      name: `${marker} renamed "again"`,
+      description: null,
+      author: 'Another',
+      category: null,
+      license: null,
+      icon: null,
+      banner_url: 'https://full.example/banner-2.png',
+      repository: null,
+      supported_os: ['macos'],
+      supported_accelerators: [],
+      supported_app_version: null,
+      supported_app_frontend_version: '>=2',
+      tags: [],
+      translations: null,
+    };
+    const adminFields = { tags_admin: [], preempted_app_node_names: [], status_detail: null, search_ranking: 4 };
+    // One column each, so a column the triggers do not watch leaves a stale text behind.
+    const writes: [string, () => Promise<void>][] = [
+      ...Object.entries(ownerFields).map(([field, value]): [string, () => Promise<void>] => [field, put(nodeUrl, owner, { [field]: value })]),
+      ...Object.entries(adminFields).map(([field, value]): [string, () => Promise<void>] => [field, put(nodeUrl, admin, { [field]: value })]),
+      [
+        // Server-managed, with no route that writes it: any statement that does must keep the text in step.
+        'github_stars',
+        async () => {
+          await t.dataSource.createQueryBuilder().update(NodeEntity).set({ githubStars: 43 }).where({ id: rich }).execute();
+        },
+      ],
+      [
+        'downloads',
+        async () => {
+          const counter = t.app.get(DownloadCounter);
+          counter.count(rich, 5);
+          await counter.flush();
+        },
+      ],
+      ['version changelog', put(versionUrl, owner, { changelog: null })],
+      ['version status_reason', put(versionUrl, admin, { status_reason: 'checked' })],
+      [
+        'version archive',
+        async () => {
+          await t.http.put(`${versionUrl}/archive`).set(owner.auth).set('Content-Type', 'application/zip').send(makeZip({ '__init__.py': 'NODE_CLASS_MAPPINGS = {}' })).expect(200);
+        },
+      ],
+    ];
+    for (const [what, write] of writes) {
+      await write();
+      await expectPageOfReplies().catch((error: Error) => {
+        throw new Error(`after a write of ${what}: ${error.message}`);
+      });
+    }
+
+    // The writes took effect: the comparisons above were of changed nodes.
+    const node = (await t.http.get(`/nodes/${rich}`).expect(200)).body;
+    expect(node).toMatchObject({ name: ownerFields.name, author: 'Another', tags: [], supported_os: ['macos'], search_ranking: 4, github_stars: 43, downloads: 12 });
+    for (const cleared of ['description', 'category', 'license', 'icon', 'repository', 'supported_app_version', 'translations', 'status_detail']) {
+      expect(node).not.toHaveProperty(cleared);
+    }
+    expect(node.latest_version).toMatchObject({ version: '1.2.0', status_reason: 'checked', downloadUrl: expect.stringMatching(/\/archives\/[0-9a-f]{64}\.zip$/) });
+    expect(node.latest_version).not.toHaveProperty('changelog');
   });
 });

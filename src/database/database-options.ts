@@ -24,6 +24,7 @@ import { IdempotentTaskLink1764400000000 } from './migrations/1764400000000-idem
 import { CatalogCount1764500000000 } from './migrations/1764500000000-catalog-count';
 import { VersionChangeTime1764600000000 } from './migrations/1764600000000-version-change-time';
 import { SearchGeneration1764700000000 } from './migrations/1764700000000-search-generation';
+import { ReplyText1764800000000 } from './migrations/1764800000000-reply-text';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 
@@ -63,6 +64,7 @@ export const MIGRATIONS = [
   CatalogCount1764500000000,
   VersionChangeTime1764600000000,
   SearchGeneration1764700000000,
+  ReplyText1764800000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */

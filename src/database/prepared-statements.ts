@@ -179,13 +179,6 @@ export class PreparedRows {
   }
 }
 
-/** `"alias"."column"` for each of the entity's given properties, in that order. */
-export function selectProperties<T extends ObjectLiteral>(dataSource: DataSource, target: EntityTarget<T>, alias: string, properties: readonly (keyof T & string)[]): string {
-  const escape = (name: string) => dataSource.driver.escape(name);
-  const metadata = dataSource.getMetadata(target);
-  return properties.map((property) => `${escape(alias)}.${escape(columnOf(metadata, property).databaseName)}`).join(', ');
-}
-
 /**
  * How hydration converts a value of the entity's column (see conversionOf):
  * the identity where it converts nothing. For code that reads PreparedRows

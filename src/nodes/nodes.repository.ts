@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, In, Not, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { JoinedEntity, PreparedFindOne, PreparedRows, PreparedSelect, PreparedUpdate, SelectedRow, selectProperties, sqliteInTransaction } from '../database/prepared-statements';
+import { JoinedEntity, PreparedFindOne, PreparedRows, PreparedSelect, PreparedUpdate, SelectedRow, sqliteInTransaction } from '../database/prepared-statements';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
@@ -81,15 +81,15 @@ export class NodesRepository {
   );
   /**
    * A page's rows, by id (one parameter holding the list, see byIdList): the
-   * columns its reply shows, as the driver gives them (see nodeListText). The
-   * publisher is read once per page, not joined into every row.
+   * reply text they carry and the few values written per page (see
+   * nodeListText). The publisher is read once per page, not joined into
+   * every row.
    */
   private readonly catalogRowsQuery = new PreparedRows((dataSource) => {
     const { driver } = dataSource;
     const column = qualifiedColumn(dataSource);
     return (
-      `SELECT ${selectProperties(dataSource, NodeEntity, 'n', CATALOG_ROW_COLUMNS.node)}, ` +
-      `${selectProperties(dataSource, NodeVersionEntity, 'v', CATALOG_ROW_COLUMNS.version)}` +
+      `SELECT ${[...CATALOG_ROW_COLUMNS.node.map((name) => column('n', name)), ...CATALOG_ROW_COLUMNS.version.map((name) => column('v', name))].join(', ')}` +
       ` FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
       ` LEFT JOIN ${driver.escape('node_versions')} ${driver.escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}` +
       ` WHERE ${byIdList(dataSource, column, driver.createParameter('nodes', 0))}`

@@ -10,19 +10,6 @@ import { ApiOkResponse } from '@nestjs/swagger';
  */
 export type JsonText<T> = string & { readonly __jsonTextOf?: T };
 
-/** Characters JSON.stringify escapes in a string: quote, backslash, controls, and lone surrogates. */
-// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
-const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/**
- * `JSON.stringify(text)`, without its escaping pass for the common text that
- * needs none. (A pair of surrogates is escaped by neither; it takes the slow
- * path, which gives the same text.)
- */
-export function jsonString(text: string): string {
-  return NEEDS_ESCAPING.test(text) ? JSON.stringify(text) : `"${text}"`;
-}
-
 /**
  * A route that answers JSON text it wrote itself (a JsonText of `type`):
  * sent with the JSON content type as it is, by either adapter, and documented
