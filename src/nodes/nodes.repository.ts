@@ -7,7 +7,8 @@ import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { CATALOG_ROW_COLUMNS, catalogRowNodeId, CatalogRows } from './dto/node-list.text';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
-import { SearchTotals } from './search-totals';
+import { KeptSearch, KeptSearches } from './kept-searches';
+import { containsPattern, searchCondition, searchIndexQuery } from './search-sql';
 
 export interface NodeListFilter {
   search?: string;
@@ -24,32 +25,6 @@ export interface CatalogPage {
   total: number;
 }
 
-/** LIKE pattern for a literal substring, with '!' as the escape character on both databases. */
-function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
-}
-
-/** What a search looks in (CONTRACT §3). */
-const SEARCHED_COLUMNS = ['id', 'name', 'description', 'author'];
-const ASCII = /^\p{ASCII}*$/u;
-
-/** The search predicate (CONTRACT §3): the column, lower-cased, contains the term. */
-const containsLowered = (column: string) => `LOWER(${column}) LIKE :pattern ESCAPE '!'`;
-
-/**
- * The same predicate on SQLite for a term of ASCII characters only, without
- * calling the JavaScript `lower()` (registered in database-options.ts, so
- * that SQLite folds case as PostgreSQL does) on every row a search reads.
- * SQLite's own LIKE folds ASCII letters exactly as toLowerCase does, and a
- * match of an ASCII term is all ASCII characters; toLowerCase turns only
- * two other characters into ASCII ones (U+0130 İ into `i̇`, U+212A KELVIN
- * SIGN into `k`, checked over all of Unicode), so a column holding either
- * still goes through `lower()`. Same answers; a common term's walk and
- * count read 5,000 rows at 50,000 nodes, and the calls were most of it.
- */
-const containsAsciiOnSqlite = (column: string) =>
-  `(${column} LIKE :pattern ESCAPE '!' OR ((instr(${column}, '\u0130') OR instr(${column}, '\u212a')) AND LOWER(${column}) LIKE :pattern ESCAPE '!'))`;
-
 const DISPLAY_NODE: JoinedEntity = { target: NodeEntity, alias: 'n' };
 const DISPLAY_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
@@ -57,8 +32,14 @@ const DISPLAY_ENTITIES = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION];
 
 /** The one-row table of the listed count, kept by triggers (migration 1764500000000). */
 const CATALOG_COUNTS = 'catalog_counts';
-/** Search terms whose totals are kept (see SearchTotals). */
-const SEARCH_TOTALS_KEPT = 1000;
+/** What is kept of searches (see KeptSearches): terms, ids in all, and ids of one search (past that, its total only). */
+const SEARCHES_KEPT = { terms: 1000, ids: 200_000 };
+const SEARCH_IDS_KEPT = 20_000;
+/**
+ * How many catalog index entries a search page may walk per match (see pageOfMatches), against finding and sorting
+ * every match: testing an entry against a set costs a fraction of reading and rechecking a match.
+ */
+const WALK_PER_MATCH = 3;
 /** Backward walks tried while nodes are listed or unlisted under them, before walking forward (exact whatever happens). */
 const BACKWARD_ATTEMPTS = 3;
 
@@ -108,7 +89,7 @@ export class NodesRepository {
   private readonly searchGenerationQuery = new PreparedRows(
     ({ driver }) => `SELECT ${driver.escape('search_generation')} FROM ${driver.escape(CATALOG_COUNTS)}`,
   );
-  private readonly searchTotals = new SearchTotals(SEARCH_TOTALS_KEPT);
+  private readonly keptSearches = new KeptSearches(SEARCHES_KEPT);
   /** The listed count as this instance last read it: where a catalog page is first placed (see catalogPage). */
   private lastListed: number | undefined;
   /**
@@ -236,10 +217,20 @@ export class NodesRepository {
     return this.lastListed;
   }
 
-  /** A page of a search or a sync: counted, then walked in the listing's order. */
+  /**
+   * A page of a search or a sync: counted (a search's matches are usually
+   * kept, see keptSearch), then found in the listing's order: among kept
+   * matches by walking the catalog index (see pageOfMatches) where that
+   * reads at most WALK_PER_MATCH entries per match; otherwise by the filter.
+   */
   private async filteredPage(filter: NodeListFilter): Promise<[string[], number]> {
-    const matches = await this.filteredTotal(filter);
+    const kept = await this.keptSearch(filter);
+    const matches = kept?.total ?? (await this.count(filter));
     if (filter.offset >= matches) return [[], matches];
+    if (kept?.ids) {
+      const walked = Math.ceil(((filter.offset + filter.limit) * (this.lastListed ?? (await this.listedCount()))) / matches);
+      if (walked <= WALK_PER_MATCH * matches) return [await this.pageOfMatches(kept.ids, walked, filter), matches];
+    }
     const page = await inListingOrder(this.catalogQuery(filter, await this.searchIndexPays(filter, matches)))
       .select('node.id', 'id')
       .offset(filter.offset)
@@ -248,31 +239,60 @@ export class NodesRepository {
     return [page.map(({ id }) => id), matches];
   }
 
+  /** How many listed nodes a filter selects, exactly. */
+  private async count(filter: NodeListFilter): Promise<number> {
+    const row = await this.catalogQuery(filter).select('COUNT(*)', 'total').getRawOne<{ total: string | number }>();
+    return Number(row?.total ?? 0);
+  }
+
   /**
-   * How many listed nodes a filter selects, exactly. A search's total (the
-   * frontend's searches repeat, typed by many users alike) is counted once
-   * per search generation: a common term's count reads and rechecks every
-   * match (5,000 for a term in one node in ten of 50,000), where the
-   * generation is one row. A sync is always counted: it is narrow already.
+   * What a search matches, read once per search generation (the frontend's
+   * searches repeat, typed by many users alike): the matches' ids (up to
+   * SEARCH_IDS_KEPT, past that only their count), where the generation is
+   * one row. A common term has 5,000 matches at 50,000 nodes, and finding
+   * them reads and rechecks each; with them known, a page is the catalog
+   * index walked in order, each entry tested against a set instead of by
+   * four LIKEs (see pageOfMatches). The order is never kept: downloads
+   * change it all the time without changing what matches. Undefined for a
+   * sync (narrow already, counted each time).
    */
-  private async filteredTotal(filter: NodeListFilter): Promise<number> {
-    const count = async () => {
-      const row = await this.catalogQuery(filter).select('COUNT(*)', 'total').getRawOne<{ total: string | number }>();
-      return Number(row?.total ?? 0);
-    };
+  private async keptSearch(filter: NodeListFilter): Promise<KeptSearch | undefined> {
     // Keyed by the term as given: SQLite's trigram table folds case its own way beyond ASCII, so two spellings
     // one lower-cased key joins can find different rows. Not while a SQLite transaction is open: its one
     // connection would show this read the transaction's uncommitted rows, and a generation it raised but
-    // rolled back can be raised again by the next change, pairing a total with rows that never were.
-    if (!filter.search || filter.changedAfter || sqliteInTransaction(this.dataSource)) return count();
+    // rolled back can be raised again by the next change, pairing matches with rows that never were.
+    if (!filter.search || filter.changedAfter || sqliteInTransaction(this.dataSource)) return undefined;
     const term = filter.search;
-    // Read before counting: a write committed in between is then in the count, or raises the generation past it.
+    // Read before the matches: a write committed in between is then in them, or raises the generation past them.
     const [[generation]] = await this.searchGenerationQuery.all(this.dataSource.manager, []);
-    const kept = this.searchTotals.get(term, String(generation));
-    if (kept !== undefined) return kept;
-    const total = await count();
-    this.searchTotals.set(term, String(generation), total);
-    return total;
+    const kept = this.keptSearches.get(term, String(generation));
+    if (kept) return kept;
+    const rows = await this.catalogQuery(filter).select('node.id', 'id').limit(SEARCH_IDS_KEPT + 1).getRawMany<{ id: string }>();
+    const search: KeptSearch =
+      rows.length <= SEARCH_IDS_KEPT ? { total: rows.length, ids: new Set(rows.map(({ id }) => id)) } : { total: await this.count(filter) };
+    this.keptSearches.set(term, String(generation), search);
+    return search;
+  }
+
+  /**
+   * A page of a search whose matches are known, in the listing's order: the
+   * catalog index walked from its start in batches, keeping the matches. The
+   * first batch is a quarter more than the `walked` estimate ((offset +
+   * limit) × listed ÷ matches), so unevenly spread matches seldom need a
+   * second.
+   */
+  private async pageOfMatches(ids: ReadonlySet<string>, walked: number, { offset, limit }: NodeListFilter): Promise<string[]> {
+    const page: string[] = [];
+    let skipped = 0;
+    for (let position = 0, batch = Math.max(limit, Math.ceil(walked * 1.25)); ; position += batch, batch *= 2) {
+      const rows = await this.forwardWalk.all(this.dataSource.manager, [batch, position]);
+      for (const [id] of rows) {
+        if (!ids.has(id as string)) continue;
+        if (skipped < offset) skipped += 1;
+        else if (page.push(id as string) === limit) return page;
+      }
+      if (rows.length < batch) return page;
+    }
   }
 
   /**
@@ -298,17 +318,12 @@ export class NodesRepository {
   private catalogQuery(filter: NodeListFilter, useSearchIndex = true) {
     const query = this.dataSource.manager.createQueryBuilder(NodeEntity, 'node').where(`node.status = 'NodeStatusActive'`);
     if (filter.search) {
-      const contains = this.dataSource.options.type !== 'postgres' && ASCII.test(filter.search) ? containsAsciiOnSqlite : containsLowered;
-      query.andWhere(`(${SEARCHED_COLUMNS.map((column) => contains(`node.${column}`)).join(' OR ')})`, {
-        pattern: containsPattern(filter.search),
-      });
+      const sqlite = this.dataSource.options.type !== 'postgres';
+      query.andWhere(searchCondition(filter.search, sqlite, 'node'), { pattern: containsPattern(filter.search) });
       // On SQLite the trigram table narrows the rows first (PostgreSQL's planner uses its trigram indexes for the
       // LIKEs themselves). Trigrams need three characters; shorter terms scan, as the contract allows.
-      if (useSearchIndex && this.dataSource.options.type !== 'postgres' && [...filter.search].length >= 3) {
-        query.andWhere(`node.rowid IN (SELECT rowid FROM nodes_search WHERE nodes_search MATCH :phrase)`, {
-          phrase: `"${filter.search.replace(/"/g, '""')}"`,
-        });
-      }
+      const phrases = useSearchIndex && sqlite ? searchIndexQuery(filter.search) : undefined;
+      if (phrases) query.andWhere(`node.rowid IN (SELECT rowid FROM nodes_search WHERE nodes_search MATCH :phrases)`, { phrases });
     }
     if (filter.changedAfter) {
       // Changed: the node's own row or any of its versions (CONTRACT §6), each found from its `updated_at` index,

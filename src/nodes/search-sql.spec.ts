@@ -1,0 +1,48 @@
+import { containsPattern, searchCondition, searchIndexQuery } from './search-sql';
+
+describe('search SQL', () => {
+  describe('searchIndexQuery (SQLite trigram table)', () => {
+    it('asks for the term as given when no İ can be in its match', () => {
+      expect(searchIndexQuery('upscale')).toBe('"upscale"');
+      expect(searchIndexQuery('say "hi" now')).toBe('"say ""hi"" now"');
+    });
+
+    it('also asks for an İ where the term ends in i, or has i + U+0307', () => {
+      expect(searchIndexQuery('qui')).toBe('"qui" OR "quİ"');
+      expect(searchIndexQuery('QUI')).toBe('"QUI" OR "QUİ"');
+      expect(searchIndexQuery('qui\u0307z')).toBe('"qui\u0307z" OR "quİz"');
+      expect(searchIndexQuery('ai\u0307bi')).toBe('"ai\u0307bi" OR "ai\u0307bİ" OR "aİbi" OR "aİbİ"');
+      // An i followed by anything else cannot come from an İ.
+      expect(searchIndexQuery('ice')).toBe('"ice"');
+    });
+
+    it('narrows nothing where a spelling is under three characters or there are too many to ask', () => {
+      expect(searchIndexQuery('ab')).toBeUndefined();
+      expect(searchIndexQuery('xi\u0307')).toBeUndefined();
+      expect(searchIndexQuery('i\u0307i\u0307i\u0307i\u0307')).toBeUndefined();
+    });
+  });
+
+  describe('searchCondition', () => {
+    it('lower-cases the columns for a term beyond ASCII, and always on PostgreSQL', () => {
+      expect(searchCondition('émile', true, 'n')).toContain(`LOWER(n.name) LIKE :pattern`);
+      expect(searchCondition('upscale', false, 'n')).toBe(
+        `(LOWER(n.id) LIKE :pattern ESCAPE '!' OR LOWER(n.name) LIKE :pattern ESCAPE '!' OR LOWER(n.description) LIKE :pattern ESCAPE '!' OR LOWER(n.author) LIKE :pattern ESCAPE '!')`,
+      );
+    });
+
+    it("uses SQLite's own LIKE for an ASCII term, falling back only where a KELVIN SIGN or İ can be in its match", () => {
+      const plain = searchCondition('upscale', true, 'n');
+      expect(plain).not.toContain('LOWER');
+      expect(plain).not.toContain('instr');
+      expect(searchCondition('kelvo', true, 'n')).toContain(`instr(n.name, '\u212a')) AND LOWER(n.name)`);
+      expect(searchCondition('kelvo', true, 'n')).not.toContain('\u0130');
+      expect(searchCondition('QUI', true, 'n')).toContain(`instr(n.name, '\u0130')) AND LOWER(n.name)`);
+      expect(searchCondition('QUI', true, 'n')).not.toContain('\u212a');
+    });
+  });
+
+  it('escapes LIKE wildcards with !', () => {
+    expect(containsPattern('100%_a!B')).toBe('%100!%!_a!!b%');
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The SQL of a catalog search (CONTRACT §3: a case-insensitive substring of
+ * id, name, description or author), as both databases run it. The LIKEs
+ * decide; the trigram structures only narrow (see docs/decisions.md,
+ * "Catalog reads on indexes").
+ */
+
+/** What a search looks in (CONTRACT §3). */
+const SEARCHED_COLUMNS = ['id', 'name', 'description', 'author'];
+const ASCII = /^\p{ASCII}*$/u;
+
+/** LIKE pattern for a literal substring, with '!' as the escape character on both databases. */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+/** The search predicate (CONTRACT §3): the column, lower-cased, contains the term. */
+const containsLowered = (column: string) => `LOWER(${column}) LIKE :pattern ESCAPE '!'`;
+
+/**
+ * The same predicate on SQLite for a term of ASCII characters only, without
+ * calling the JavaScript `lower()` (registered in database-options.ts, so
+ * that SQLite folds case as PostgreSQL does) on every row a search reads.
+ * SQLite's own LIKE folds ASCII letters exactly as toLowerCase does, and a
+ * match of an ASCII term is all ASCII characters; toLowerCase turns only
+ * two other characters into ASCII ones (checked over all of Unicode), so a
+ * column holding one of them goes through `lower()` where the term can
+ * match what it becomes: U+212A KELVIN SIGN becomes `k`, which a term with
+ * a `k` can match; U+0130 İ becomes `i` and U+0307, which is not ASCII, so
+ * only a term ending in `i` can match into it. Other terms need no fallback
+ * (testing for it read each column twice more: half of a common term's
+ * walk at 50,000 nodes).
+ */
+function containsAsciiOnSqlite(term: string): (column: string) => string {
+  const lowered = term.toLowerCase();
+  const folding = [...(lowered.includes('k') ? ['\u212a'] : []), ...(lowered.endsWith('i') ? ['\u0130'] : [])];
+  if (folding.length === 0) return (column) => `${column} LIKE :pattern ESCAPE '!'`;
+  const holdsFolding = (column: string) => folding.map((character) => `instr(${column}, '${character}')`).join(' OR ');
+  return (column) => `(${column} LIKE :pattern ESCAPE '!' OR ((${holdsFolding(column)}) AND LOWER(${column}) LIKE :pattern ESCAPE '!'))`;
+}
+
+/** The search's condition over the node columns of `alias` (parameter `:pattern`, from containsPattern). */
+export function searchCondition(term: string, sqlite: boolean, alias: string): string {
+  const contains = sqlite && ASCII.test(term) ? containsAsciiOnSqlite(term) : containsLowered;
+  return `(${SEARCHED_COLUMNS.map((column) => contains(`${alias}.${column}`)).join(' OR ')})`;
+}
+
+/** The most phrases a search asks the trigram table for (see searchIndexQuery); a term needing more scans. */
+const SEARCH_INDEX_PHRASES = 8;
+
+/**
+ * The FTS5 query that finds every row a search can match on SQLite, or
+ * undefined where the trigram table cannot narrow it (the rows are then
+ * tested by the LIKEs alone). The table folds case one character at a time,
+ * so it keeps U+0130 İ where toLowerCase makes it `i` and U+0307: a term can
+ * match into an İ where it has `i` + U+0307, or where it ends in `i`. Each
+ * such place is asked for both ways, as phrases joined by OR. Trigrams need
+ * three characters.
+ */
+export function searchIndexQuery(term: string): string | undefined {
+  const places = [...term.matchAll(/[iI](?:\u0307|$)/g)].map((match) => ({ index: match.index, length: match[0].length }));
+  if (2 ** places.length > SEARCH_INDEX_PHRASES) return undefined;
+  let spellings = [term.slice(0, places[0]?.index ?? term.length)];
+  places.forEach(({ index, length }, position) => {
+    const rest = term.slice(index + length, places[position + 1]?.index ?? term.length);
+    spellings = spellings.flatMap((start) => [start + term.slice(index, index + length) + rest, `${start}\u0130${rest}`]);
+  });
+  if (spellings.some((spelling) => [...spelling].length < 3)) return undefined;
+  return spellings.map((spelling) => `"${spelling.replace(/"/g, '""')}"`).join(' OR ');
+}
