@@ -108,6 +108,10 @@ export function buildDataSourceOptions(target: DatabaseTarget, extensions: Schem
       // listing's order is not the table's), and with 2 MB a page of 1,000 read most of them from the OS again
       // each time. Pages are allocated as they are read, so a small database uses only what it holds.
       db.pragma('cache_size = -65536');
+      // Pages outside that cache are read from a memory map of the file (up to 1 GiB of it, address space only)
+      // instead of a read() and a copy each: a crawl of the catalog reads every row once, and at 50,000 nodes
+      // its pages of 1,000 cost 15-17 ms instead of 18-30.
+      db.pragma('mmap_size = 1073741824');
       beginTransactionsImmediate(db);
       // SQLite's built-in lower() folds only ASCII; PostgreSQL's folds all of Unicode. Same answers on both.
       db.function('lower', { deterministic: true }, (value: unknown) =>
