@@ -648,7 +648,7 @@ const ROUTE_LABELS = {
   lastPage: `last full page (${PAGE})`,
   middlePage: `middle page (${PAGE})`,
   searchCommon: `search "${COMMON_TERM}" (${PAGE})`,
-  searchCommonRecounted: `search "${COMMON_TERM}" (${PAGE}), total recounted`,
+  searchCommonRecounted: `search "${COMMON_TERM}" (${PAGE}), matches re-read`,
   searchRare: `search "${RARE_TERM}" (${PAGE})`,
   node: 'GET /nodes/{id}',
   conditional: 'GET /nodes/{id} If-None-Match',
