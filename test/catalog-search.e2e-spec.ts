@@ -77,8 +77,9 @@ describe('Catalog search and ordering on indexes (CONTRACT §3, §7)', () => {
   );
 
   it.each([tag, 'upscal', 'ann', 'AB'])('pages search=%s as slices of its whole answer, however each page is found', async (term) => {
-    // Small pages of a term most of the catalog matches are found by walking the catalog in order on SQLite,
-    // deeper ones through the trigram table: every page must be the same slice either way.
+    // Small pages are found by walking the catalog in order against the kept matches (where the catalog is
+    // small enough for that to pay, as on SQLite's own database here), deeper ones by the filter (on SQLite
+    // through the trigram table or not): every page must be the same slice either way.
     const whole = (await wholeCatalog(t, `&search=${encodeURIComponent(term)}`)).map((node) => node.id);
     expect(whole.length).toBeGreaterThan(0);
     for (const limit of [1, 2, 3]) {

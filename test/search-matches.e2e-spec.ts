@@ -22,11 +22,21 @@ describe('Search matches kept per search generation (CONTRACT §3, §7)', () => 
   const fixtures: PublisherFixture[] = [];
 
   const total = async (search = term) => (await reader.http.get(`/nodes?search=${search}&limit=1`).expect(200)).body.total as number;
-  /** The search's whole answer, in the listing's order, checked against its total. */
+  const idsOfPage = (body: { nodes: { id: string }[] }) => body.nodes.map(({ id }) => id);
+  /**
+   * The search's whole answer, in the listing's order, checked against its
+   * total and against its pages of one (small pages are found among the kept
+   * matches, see pageOfMatches; a page of 100 here by the filter).
+   */
   const found = async () => {
     const { body } = await reader.http.get(`/nodes?search=${term}&limit=100`).expect(200);
     expect(body.nodes).toHaveLength(body.total);
-    return (body.nodes as { id: string }[]).map(({ id }) => id);
+    const pages: string[] = [];
+    for (let page = 1; page <= body.total; page++) {
+      pages.push(...idsOfPage((await reader.http.get(`/nodes?search=${term}&limit=1&page=${page}`).expect(200)).body));
+    }
+    expect(pages).toEqual(idsOfPage(body));
+    return idsOfPage(body);
   };
   const idsOf = (...list: PublisherFixture[]) => list.map(({ nodeId }) => nodeId).sort();
   const put = (f: PublisherFixture, fields: object) =>

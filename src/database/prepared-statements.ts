@@ -163,9 +163,9 @@ export class PreparedSelect {
 
 /**
  * A SELECT whose rows are used as the driver gives them, arrays of values in
- * select-list order, for a reply written straight from them (see
- * nodeListText): SQL built once per driver, named on PostgreSQL like a
- * PreparedSelect's.
+ * select-list order (the catalog's page walks, and a page's rows, whose
+ * reply nodeListText puts together from them): SQL built once per driver,
+ * named on PostgreSQL like a PreparedSelect's.
  */
 export class PreparedRows {
   private readonly sql: PreparedSql;

@@ -4,7 +4,7 @@ import { JoinedEntity, PreparedFindOne, PreparedRows, PreparedSelect, PreparedUp
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
-import { CATALOG_ROW_COLUMNS, catalogRowNodeId, CatalogRows } from './dto/node-list.text';
+import { CATALOG_ROW_NODE_COLUMNS, catalogRowNodeId, CatalogRows } from './dto/node-list.text';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
 import { KeptSearch, KeptSearches } from './kept-searches';
@@ -70,7 +70,8 @@ export class NodesRepository {
     const { driver } = dataSource;
     const column = qualifiedColumn(dataSource);
     return (
-      `SELECT ${[...CATALOG_ROW_COLUMNS.node.map((name) => column('n', name)), ...CATALOG_ROW_COLUMNS.version.map((name) => column('v', name))].join(', ')}` +
+      `SELECT ${CATALOG_ROW_NODE_COLUMNS.map((name) => column('n', name)).join(', ')},` +
+      ` COALESCE(${column('v', 'reply_json')}, CASE WHEN ${column('v', 'id')} IS NOT NULL THEN '' END)` +
       ` FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
       ` LEFT JOIN ${driver.escape('node_versions')} ${driver.escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}` +
       ` WHERE ${byIdList(dataSource, column, driver.createParameter('nodes', 0))}`
@@ -228,8 +229,9 @@ export class NodesRepository {
     const matches = kept?.total ?? (await this.count(filter));
     if (filter.offset >= matches) return [[], matches];
     if (kept?.ids) {
-      const walked = Math.ceil(((filter.offset + filter.limit) * (this.lastListed ?? (await this.listedCount()))) / matches);
-      if (walked <= WALK_PER_MATCH * matches) return [await this.pageOfMatches(kept.ids, walked, filter), matches];
+      const walked = await this.walkedPerPage(filter, matches);
+      const page = walked <= WALK_PER_MATCH * matches ? await this.pageOfMatches(kept.ids, walked, filter) : undefined;
+      if (page) return [page, matches];
     }
     const page = await inListingOrder(this.catalogQuery(filter, await this.searchIndexPays(filter, matches)))
       .select('node.id', 'id')
@@ -237,6 +239,16 @@ export class NodesRepository {
       .limit(filter.limit)
       .getRawMany<{ id: string }>();
     return [page.map(({ id }) => id), matches];
+  }
+
+  /**
+   * About how many catalog index entries a walk in the listing's order reads
+   * to reach the end of a page of `matches` spread evenly: (offset + limit) ×
+   * listed ÷ matches, with the listed count this instance last read (only
+   * the plan rests on it, not the answer).
+   */
+  private async walkedPerPage({ offset, limit }: NodeListFilter, matches: number): Promise<number> {
+    return Math.ceil(((offset + limit) * (this.lastListed ?? (await this.listedCount()))) / matches);
   }
 
   /** How many listed nodes a filter selects, exactly. */
@@ -270,29 +282,31 @@ export class NodesRepository {
     const rows = await this.catalogQuery(filter).select('node.id', 'id').limit(SEARCH_IDS_KEPT + 1).getRawMany<{ id: string }>();
     const search: KeptSearch =
       rows.length <= SEARCH_IDS_KEPT ? { total: rows.length, ids: new Set(rows.map(({ id }) => id)) } : { total: await this.count(filter) };
-    this.keptSearches.set(term, String(generation), search);
+    // A SQLite transaction begun while these reads waited showed them its uncommitted rows: used, not kept.
+    if (!sqliteInTransaction(this.dataSource)) this.keptSearches.set(term, String(generation), search);
     return search;
   }
 
   /**
    * A page of a search whose matches are known, in the listing's order: the
-   * catalog index walked from its start in batches, keeping the matches. The
-   * first batch is a quarter more than the `walked` estimate ((offset +
-   * limit) × listed ÷ matches), so unevenly spread matches seldom need a
-   * second.
+   * catalog index walked from its start by one statement, a quarter more
+   * than the `walked` estimate, keeping the matches. Undefined when that was
+   * too few (matches spread unevenly): the caller then finds the page by the
+   * filter. One statement, so the page comes from one snapshot of the order,
+   * which downloads change all the time.
    */
-  private async pageOfMatches(ids: ReadonlySet<string>, walked: number, { offset, limit }: NodeListFilter): Promise<string[]> {
+  private async pageOfMatches(ids: ReadonlySet<string>, walked: number, { offset, limit }: NodeListFilter): Promise<string[] | undefined> {
+    const batch = Math.max(limit, Math.ceil(walked * 1.25));
+    const rows = await this.forwardWalk.all(this.dataSource.manager, [batch, 0]);
     const page: string[] = [];
     let skipped = 0;
-    for (let position = 0, batch = Math.max(limit, Math.ceil(walked * 1.25)); ; position += batch, batch *= 2) {
-      const rows = await this.forwardWalk.all(this.dataSource.manager, [batch, position]);
-      for (const [id] of rows) {
-        if (!ids.has(id as string)) continue;
-        if (skipped < offset) skipped += 1;
-        else if (page.push(id as string) === limit) return page;
-      }
-      if (rows.length < batch) return page;
+    for (const [id] of rows) {
+      if (!ids.has(id as string)) continue;
+      if (skipped < offset) skipped += 1;
+      else if (page.push(id as string) === limit) return page;
     }
+    // The walk reached the catalog's end: the page is whatever it kept.
+    return rows.length < batch ? page : undefined;
   }
 
   /**
@@ -300,15 +314,15 @@ export class NodesRepository {
    * Its planner takes the table whenever the query names it, then reads and
    * sorts every match; walking the catalog index in order and testing each
    * row stops at the page's end instead, which is sooner when matches are
-   * dense: the walk reads about (offset + limit) × listed ÷ matches rows,
-   * the trigram table all the matches. The exact count just taken is the
-   * estimate, with the listed count this instance last read (only the plan
-   * rests on it, not the answer). (PostgreSQL's planner makes this choice
-   * itself, from its statistics.)
+   * dense: the walk reads about walkedPerPage rows, the trigram table all
+   * the matches, as the exact count just taken has them. (PostgreSQL's
+   * planner makes this choice itself, from its statistics.) Where a
+   * search's matches are kept, this path finds only the pages that walking
+   * against them would not (see filteredPage).
    */
-  private async searchIndexPays({ offset, limit, changedAfter }: NodeListFilter, matches: number): Promise<boolean> {
-    if (this.dataSource.options.type === 'postgres' || changedAfter) return true;
-    return (offset + limit) * (this.lastListed ?? (await this.listedCount())) >= matches * matches;
+  private async searchIndexPays(filter: NodeListFilter, matches: number): Promise<boolean> {
+    if (this.dataSource.options.type === 'postgres' || filter.changedAfter) return true;
+    return (await this.walkedPerPage(filter, matches)) >= matches;
   }
 
   /**

@@ -14,6 +14,8 @@ describe('search SQL', () => {
       expect(searchIndexQuery('ai\u0307bi')).toBe('"ai\u0307bi" OR "ai\u0307bİ" OR "aİbi" OR "aİbİ"');
       // An i followed by anything else cannot come from an İ.
       expect(searchIndexQuery('ice')).toBe('"ice"');
+      // The term's own İ may be spelled i + U+0307 in a column.
+      expect(searchIndexQuery('quİz')).toBe('"quİz" OR "qui\u0307z"');
     });
 
     it('narrows nothing where a spelling is under three characters or there are too many to ask', () => {

@@ -53,17 +53,18 @@ const SEARCH_INDEX_PHRASES = 8;
  * undefined where the trigram table cannot narrow it (the rows are then
  * tested by the LIKEs alone). The table folds case one character at a time,
  * so it keeps U+0130 İ where toLowerCase makes it `i` and U+0307: a term can
- * match into an İ where it has `i` + U+0307, or where it ends in `i`. Each
- * such place is asked for both ways, as phrases joined by OR. Trigrams need
- * three characters.
+ * match into an İ where it has `i` + U+0307, or where it ends in `i`, and
+ * its own İ matches a column's `i` + U+0307. Each such place is asked for
+ * both ways, as phrases joined by OR. Trigrams need three characters.
  */
 export function searchIndexQuery(term: string): string | undefined {
-  const places = [...term.matchAll(/[iI](?:\u0307|$)/g)].map((match) => ({ index: match.index, length: match[0].length }));
+  const places = [...term.matchAll(/[iI](?:\u0307|$)|\u0130/g)].map((match) => ({ index: match.index, text: match[0] }));
   if (2 ** places.length > SEARCH_INDEX_PHRASES) return undefined;
   let spellings = [term.slice(0, places[0]?.index ?? term.length)];
-  places.forEach(({ index, length }, position) => {
-    const rest = term.slice(index + length, places[position + 1]?.index ?? term.length);
-    spellings = spellings.flatMap((start) => [start + term.slice(index, index + length) + rest, `${start}\u0130${rest}`]);
+  places.forEach(({ index, text }, position) => {
+    const rest = term.slice(index + text.length, places[position + 1]?.index ?? term.length);
+    const other = text === '\u0130' ? 'i\u0307' : '\u0130';
+    spellings = spellings.flatMap((start) => [start + text + rest, start + other + rest]);
   });
   if (spellings.some((spelling) => [...spelling].length < 3)) return undefined;
   return spellings.map((spelling) => `"${spelling.replace(/"/g, '""')}"`).join(' OR ');

@@ -3,8 +3,9 @@ import { ApiOkResponse } from '@nestjs/swagger';
 
 /**
  * A reply already serialized: JSON text of a `T`. A route that returns one
- * sends it as it is (see JsonTextReply), so a reply written straight from
- * database rows skips building objects only for JSON.stringify to walk them.
+ * sends it as it is (see JsonTextReply), so a reply put together from text
+ * the database keeps (a catalog page, see nodeListText) skips building
+ * objects only for JSON.stringify to walk them.
  * The type parameter keeps what the text holds visible to readers and to the
  * compiler at the route.
  */

@@ -11,7 +11,7 @@ const SEARCHED = ['id', 'name', 'description', 'author', 'status'];
  * for downloads, ratings or other fields). A search's exact total, counted
  * once, stays valid for as long as the generation is the one it was counted
  * under, so repeated searches need not recount their matches (see
- * NodesRepository.filteredTotal). Data in the shared database, so every
+ * NodesRepository.keptSearch). Data in the shared database, so every
  * instance sees a change at its next search.
  */
 export class SearchGeneration1764700000000 implements MigrationInterface {

@@ -142,7 +142,7 @@ export class ReplyText1764800000000 implements MigrationInterface {
       if (postgres) {
         const ofNew = replyText(target, spelling, (name) => `NEW."${name}"`);
         statements.push(
-          // Kept in the row rather than compressed or moved out to TOAST: a page reads it from every row.
+          // Rows up to 8160 bytes (almost all) keep it uncompressed in the row rather than in TOAST: a page reads it from every row.
           `ALTER TABLE "${table}" SET (toast_tuple_target = 8160)`,
           `CREATE FUNCTION "${table}_${column}"() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN

@@ -16,14 +16,11 @@ import { NodeDto, NodeListDto } from './node.dto';
 // compares a page with each node's own GET on both databases.
 
 /**
- * The columns of a catalog row, in select-list order: the node's (from
- * `nodes`), then its latest version's reply (from `node_versions`, NULL when
- * it has none, from a LEFT JOIN).
+ * The node columns of a catalog row, in select-list order; the row ends with
+ * its latest version's `reply_json` (NULL when it has none, from a LEFT
+ * JOIN, and '' when it has one without the text).
  */
-export const CATALOG_ROW_COLUMNS = {
-  node: ['id', 'publisher_id', 'reply_head', 'rating', 'created_at'],
-  version: ['reply_json'],
-} as const;
+export const CATALOG_ROW_NODE_COLUMNS = ['id', 'publisher_id', 'reply_head', 'rating', 'created_at'] as const;
 const NODE_ID = 0;
 const PUBLISHER_ID = 1;
 const REPLY_HEAD = 2;
@@ -74,7 +71,7 @@ export function nodeListText(
   const nodes: string[] = [];
   for (const row of rows) {
     const head = row[REPLY_HEAD];
-    // The triggers write it with the row; a row without it was written around them.
+    // The triggers write the texts with their rows; a row without one was written around them.
     if (typeof head !== 'string') throw new Error(`node ${catalogRowNodeId(row)} has no reply text`);
     const publisherId = row[PUBLISHER_ID] as string;
     let publisher = publisherTexts.get(publisherId);
@@ -85,6 +82,7 @@ export function nodeListText(
       publisherTexts.set(publisherId, publisher);
     }
     const version = row[VERSION_REPLY];
+    if (version === '') throw new Error(`node ${catalogRowNodeId(row)}: its latest version has no reply text`);
     nodes.push(
       head +
         RATING_PREFIX +
