@@ -29,6 +29,8 @@ const DISPLAY_NODE: JoinedEntity = { target: NodeEntity, alias: 'n' };
 const DISPLAY_PUBLISHER: JoinedEntity = { target: PublisherEntity, alias: 'p' };
 const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 const DISPLAY_ENTITIES = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION];
+/** A version a request writes, by id or number (see findNodeVersionWithRole). */
+const WRITTEN_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'wv' };
 
 /** The one-row table of the listed count, kept by triggers (migration 1764500000000). */
 const CATALOG_COUNTS = 'catalog_counts';
@@ -60,6 +62,23 @@ export class NodesRepository {
   private readonly displayWithRoleQuery = new PreparedSelect(DISPLAY_ENTITIES, (dataSource, selectList) =>
     this.buildDisplayQuery(dataSource, selectList, true),
   );
+  /**
+   * A node (its own row only), the user's role in its publisher and one of
+   * its versions by id or number; parameters in the order they appear
+   * (SQLite's are positional): the user, the version twice, the node.
+   */
+  private readonly nodeVersionWithRoleQuery = new PreparedSelect([DISPLAY_NODE, WRITTEN_VERSION], (dataSource, selectList) => {
+    const { driver } = dataSource;
+    const column = qualifiedColumn(dataSource);
+    const role = memberRoleJoin(driver, column(DISPLAY_NODE.alias, 'publisher_id'));
+    const version = WRITTEN_VERSION.alias;
+    return (
+      `SELECT ${selectList}, ${role.select} FROM ${driver.escape('nodes')} ${driver.escape(DISPLAY_NODE.alias)}${role.join}` +
+      ` LEFT JOIN ${driver.escape('node_versions')} ${driver.escape(version)} ON ${column(version, 'node_id')} = ${column(DISPLAY_NODE.alias, 'id')}` +
+      ` AND (${column(version, 'id')} = ${driver.createParameter('versionId', 1)} OR ${column(version, 'version')} = ${driver.createParameter('version', 2)})` +
+      ` WHERE ${column(DISPLAY_NODE.alias, 'normalized_id')} = ${driver.createParameter('node', 3)} LIMIT 1`
+    );
+  });
   /**
    * A page's rows, by id (one parameter holding the list, see byIdList): the
    * reply text they carry and the few values written per page (see
@@ -157,6 +176,24 @@ export class NodesRepository {
     const row = await this.displayWithRoleQuery.first(manager, [userId, normalizedId]);
     const node = row && this.hydrateDisplayRow(row);
     return row && node ? { node, role: memberRoleOf(row) } : null;
+  }
+
+  /**
+   * What a version write reads before it changes anything, in one statement:
+   * the node's own row (not its publisher or latest version, which the
+   * write does not show), the user's role in its publisher (null when not a
+   * member), and the version by id or number (null when the node has none
+   * such). Unlocked: the write guards its statement with what it read.
+   */
+  async findNodeVersionWithRole(
+    manager: EntityManager,
+    normalizedId: string,
+    userId: string,
+    idOrVersion: string,
+  ): Promise<{ node: NodeEntity; role: PublisherRole | null; version: NodeVersionEntity | null } | null> {
+    const row = await this.nodeVersionWithRoleQuery.first(manager, [userId, idOrVersion, idOrVersion, normalizedId]);
+    const node = row?.entity<NodeEntity>(DISPLAY_NODE);
+    return row && node ? { node, role: memberRoleOf(row), version: row.entity<NodeVersionEntity>(WRITTEN_VERSION) ?? null } : null;
   }
 
   /**

@@ -15,6 +15,7 @@ import { adminOnlyFields } from '../common/validation/admin-only';
 import { retryOnStaleRead, StaleReadError } from '../database/stale-read';
 import { TransactionRunner } from '../database/transaction-runner';
 import { toPublisherDto } from '../publishers/dto/publisher.mapper';
+import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { PublishersService } from '../publishers/publishers.service';
 import { CreateNodeDto, NODE_ID_PATTERN, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
@@ -400,12 +401,15 @@ export class NodesService {
     // Only status and deprecation take part in the latest-version rule; a changelog edit cannot move it.
     const latestMayMove = changes.deprecated !== undefined || changes.status !== undefined;
     const version = await retryOnStaleRead(async () => {
-      const node = await this.publisherNode(this.tx.reads, caller, publisherId, nodeId, {});
+      // The node, the caller's role and the version in one read: the checks below are lockPublisherNode's and
+      // findWritableVersion's, in their order.
+      const found = await this.nodes.findNodeVersionWithRole(this.tx.reads, nodeId.toLowerCase(), caller.id, versionId);
+      const node = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found);
       const adminField = ADMIN_ONLY_VERSION_FIELDS.find((field) => input[field] !== undefined);
       if (adminField && !caller.isAdmin) {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
-      const read = await this.findWritableVersion(this.tx.reads, caller, node, versionId);
+      const read = this.writableVersion(caller, node, versionId, found?.version ?? null);
       // A PUT that sets nothing changes nothing, not even the version's change time.
       if (Object.keys(changes).length === 0) return read;
       const write = async (manager: EntityManager) => {
@@ -432,7 +436,11 @@ export class NodesService {
     node: NodeEntity,
     versionId: string,
   ): Promise<NodeVersionEntity> {
-    const version = await this.nodes.findVersion(manager, node.id, versionId);
+    return this.writableVersion(caller, node, versionId, await this.nodes.findVersion(manager, node.id, versionId));
+  }
+
+  /** findWritableVersion's checks, on the version read for `versionId` (null: none). */
+  private writableVersion(caller: Principal, node: NodeEntity, versionId: string, version: NodeVersionEntity | null): NodeVersionEntity {
     if (!version || (version.status === 'NodeVersionStatusDeleted' && !caller.isAdmin)) {
       throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
     }
@@ -493,7 +501,17 @@ export class NodesService {
     nodeId: string,
     lock: Pick<FindOneOptions, 'lock'>,
   ): Promise<NodeEntity> {
-    const found = await this.nodes.findNodeWithRole(manager, nodeId.toLowerCase(), caller.id, lock);
+    return this.checkedPublisherNode(manager, caller, publisherId, nodeId, await this.nodes.findNodeWithRole(manager, nodeId.toLowerCase(), caller.id, lock));
+  }
+
+  /** lockPublisherNode's checks, on what was read of the node and the caller's role in its publisher (null: no node). */
+  private async checkedPublisherNode(
+    manager: EntityManager,
+    caller: Principal,
+    publisherId: string,
+    nodeId: string,
+    found: { node: NodeEntity; role: PublisherRole | null } | null,
+  ): Promise<NodeEntity> {
     if (!found || found.node.publisherId !== publisherId) {
       // As precise as when the publisher is checked first: 404 for an unknown publisher, 403 for one the caller may not manage.
       await this.publishers.requireNodeManager(caller, publisherId, manager);
