@@ -483,8 +483,8 @@ async function benchCatalog(database, n, plan, archive) {
     // Pages past the middle may be walked from the end of the catalog: the middle page is then the deepest walk.
     routes.middlePage = await measure(base, () => `/nodes?page=${Math.ceil(lastPage / 2)}&limit=${PAGE}`, plan);
     routes.searchCommon = await measure(base, () => `/nodes?search=${COMMON_TERM}&limit=${PAGE}`, plan);
-    // The same search with its total counted every time: the search generation raised before each request, as a
-    // change to a searched field would (unmeasured), so the total the service keeps per generation is never reused.
+    // The same search with its matches read every time: the search generation raised before each request, as a
+    // change to a searched field would (unmeasured), so the matches the service keeps per generation are never reused.
     const generation = await searchGenerationRaiser(database);
     try {
       routes.searchCommonRecounted = await measure(base, () => `/nodes?search=${COMMON_TERM}&limit=${PAGE}`, plan, { before: generation.raise });
@@ -613,7 +613,7 @@ function databases(dir) {
 
 /**
  * Writes the bulk load out before anything is measured: otherwise the kernel (SQLite's file) or PostgreSQL's
- * checkpointer flushes the ~125 MB of a 50,000-node catalog while the first figures run, and they measure that.
+ * checkpointer flushes the ~200 MB of a 50,000-node catalog while the first figures run, and they measure that.
  */
 async function settleWrites(database) {
   if (database.kind === 'postgres') {

@@ -247,6 +247,11 @@ export function isSqliteDatetime(value: unknown): value is string {
   return true;
 }
 
+/** The ISO text (`YYYY-MM-DDTHH:MM:SS.SSSZ`) of SQLite datetime text that isSqliteDatetime accepts (UTC, as TypeORM writes it). */
+export function sqliteDatetimeIso(value: string): string {
+  return `${value.slice(0, 10)}T${value.slice(11)}Z`;
+}
+
 /**
  * The driver's hydration of a column (prepareHydratedValue), with the common
  * cases taken first: a display row has eleven JSON columns and three
@@ -268,7 +273,7 @@ function conversionOf(driver: Driver, column: ColumnMetadata): ((value: unknown)
   }
   if (column.type === Date || column.type === 'datetime') {
     return (value) =>
-      value instanceof Date ? value : isSqliteDatetime(value) ? new Date(`${value.slice(0, 10)}T${value.slice(11)}Z`) : general(value);
+      value instanceof Date ? value : isSqliteDatetime(value) ? new Date(sqliteDatetimeIso(value)) : general(value);
   }
   return general;
 }

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { isoTime } from '../../common/replies/iso-time';
 import { JsonText } from '../../common/replies/json-text';
-import { hydratedValue, isSqliteDatetime } from '../../database/prepared-statements';
+import { hydratedValue, isSqliteDatetime, sqliteDatetimeIso } from '../../database/prepared-statements';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
 import { NodeEntity } from '../entities/node.entity';
 import { NodeDto, NodeListDto } from './node.dto';
@@ -47,7 +47,7 @@ export function catalogRowNodeId(row: unknown[]): string {
 function createdAtText(dataSource: DataSource): (value: unknown) => string {
   const toDate = hydratedValue(dataSource, NodeEntity, 'createdAt');
   return (value) =>
-    isSqliteDatetime(value) ? `"${value.slice(0, 10)}T${value.slice(11)}Z"` : `"${isoTime(value instanceof Date ? value : (toDate(value) as Date))}"`;
+    `"${isSqliteDatetime(value) ? sqliteDatetimeIso(value) : isoTime(value instanceof Date ? value : (toDate(value) as Date))}"`;
 }
 
 const createdAtBySource = new WeakMap<DataSource, (value: unknown) => string>();
