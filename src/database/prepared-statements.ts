@@ -7,14 +7,25 @@ export interface JoinedEntity {
   target: EntityTarget<ObjectLiteral>;
   /** Table alias, also the prefix of the entity's column aliases in the SQL. */
   alias: string;
+  /**
+   * The properties selected, in this order (the primary key among them), for
+   * a query that needs a few of a wide row's columns: every column, in
+   * metadata order, when absent.
+   */
+  properties?: readonly string[];
 }
 
-/** `"alias"."column" AS "alias_column"` for every column of the entity, in metadata order. */
-function selectColumns(dataSource: DataSource, { target, alias }: JoinedEntity): string {
+/** The columns a query selects of the entity (see JoinedEntity.properties). */
+function selectedColumns(metadata: EntityMetadata, { properties }: JoinedEntity): ColumnMetadata[] {
+  return properties ? properties.map((property) => columnOf(metadata, property)) : metadata.columns;
+}
+
+/** `"alias"."column" AS "alias_column"` for each selected column of the entity, in order. */
+function selectColumns(dataSource: DataSource, entity: JoinedEntity): string {
   const escape = (name: string) => dataSource.driver.escape(name);
-  return dataSource
-    .getMetadata(target)
-    .columns.map((column) => `${escape(alias)}.${escape(column.databaseName)} AS ${escape(`${alias}_${column.databaseName}`)}`)
+  const { alias } = entity;
+  return selectedColumns(dataSource.getMetadata(entity.target), entity)
+    .map((column) => `${escape(alias)}.${escape(column.databaseName)} AS ${escape(`${alias}_${column.databaseName}`)}`)
     .join(', ');
 }
 
@@ -137,7 +148,7 @@ export class PreparedSelect {
     this.prepared = new PerDriver((dataSource) => {
       const offsets = [0];
       for (const entity of entities) {
-        offsets.push(offsets[offsets.length - 1] + dataSource.getMetadata(entity.target).columns.length);
+        offsets.push(offsets[offsets.length - 1] + selectedColumns(dataSource.getMetadata(entity.target), entity).length);
       }
       return { sql: build(dataSource, entities.map((entity) => selectColumns(dataSource, entity)).join(', ')), offsets };
     });
@@ -185,7 +196,7 @@ export class PreparedRows {
  * values and must see what an entity would hold.
  */
 export function hydratedValue<T extends ObjectLiteral>(dataSource: DataSource, target: EntityTarget<T>, property: keyof T & string): (value: unknown) => unknown {
-  const plan = hydrationPlan(dataSource, target);
+  const plan = hydrationPlan(dataSource, { target, alias: '' });
   return plan.conversions[plan.properties.indexOf(property)] ?? ((value) => value);
 }
 
@@ -219,9 +230,9 @@ function columnOf(metadata: EntityMetadata, property: string): ColumnMetadata {
 
 interface HydrationPlan {
   metadata: EntityMetadata;
-  /** Position of the primary key among the entity's columns. */
+  /** Position of the primary key among the selected columns. */
   primaryIndex: number;
-  /** Per column, in metadata order: its property and the driver's conversion, or null where there is none. */
+  /** Per selected column, in order: its property and the driver's conversion, or null where there is none. */
   properties: string[];
   conversions: (((value: unknown) => unknown) | null)[];
 }
@@ -278,37 +289,44 @@ function conversionOf(driver: Driver, column: ColumnMetadata): ((value: unknown)
   return general;
 }
 
-/** Per data source and entity (worked out once, not per row). */
-const plans = new WeakMap<DataSource, Map<EntityTarget<ObjectLiteral>, HydrationPlan>>();
+/**
+ * Per data source and entity, worked out once, not per row: keyed by the
+ * entity where it selects some properties, by its target where it selects them all.
+ */
+const plans = new WeakMap<DataSource, Map<EntityTarget<ObjectLiteral> | JoinedEntity, HydrationPlan>>();
 
-function hydrationPlan(dataSource: DataSource, target: EntityTarget<ObjectLiteral>): HydrationPlan {
+function hydrationPlan(dataSource: DataSource, entity: JoinedEntity): HydrationPlan {
   let byEntity = plans.get(dataSource);
   if (!byEntity) {
     byEntity = new Map();
     plans.set(dataSource, byEntity);
   }
-  let plan = byEntity.get(target);
+  const key = entity.properties ? entity : entity.target;
+  let plan = byEntity.get(key);
   if (!plan) {
-    const metadata = dataSource.getMetadata(target);
+    const metadata = dataSource.getMetadata(entity.target);
+    const columns = selectedColumns(metadata, entity);
+    const primaryIndex = columns.indexOf(metadata.primaryColumns[0]);
+    if (primaryIndex === -1) throw new Error(`${metadata.name}: a query must select its primary key`);
     plan = {
       metadata,
-      primaryIndex: metadata.columns.indexOf(metadata.primaryColumns[0]),
-      properties: metadata.columns.map((column) => column.propertyName),
-      conversions: metadata.columns.map((column) => conversionOf(dataSource.driver, column)),
+      primaryIndex,
+      properties: columns.map((column) => column.propertyName),
+      conversions: columns.map((column) => conversionOf(dataSource.driver, column)),
     };
-    byEntity.set(target, plan);
+    byEntity.set(key, plan);
   }
   return plan;
 }
 
 /**
- * Builds an entity from its columns' values, starting at `offset` of a row
- * (in metadata order, as selectColumns lists them), converting each with the
+ * Builds an entity from its selected columns' values, starting at `offset`
+ * of a row (in the order selectColumns lists them), converting each with the
  * driver's own rules (booleans, simple-json, dates) exactly as TypeORM
  * would. Undefined when the row has no such entity.
  */
 function hydrate<T extends ObjectLiteral>(dataSource: DataSource, entity: JoinedEntity, values: unknown[], offset: number): T | undefined {
-  const { metadata, primaryIndex, properties, conversions } = hydrationPlan(dataSource, entity.target);
+  const { metadata, primaryIndex, properties, conversions } = hydrationPlan(dataSource, entity);
   const primaryKey = values[offset + primaryIndex];
   if (primaryKey === null || primaryKey === undefined) {
     return undefined;

@@ -31,6 +31,11 @@ const DISPLAY_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'v' };
 const DISPLAY_ENTITIES = [DISPLAY_NODE, DISPLAY_PUBLISHER, DISPLAY_VERSION];
 /** A version a request writes, by id or number (see findNodeVersionWithRole). */
 const WRITTEN_VERSION: JoinedEntity = { target: NodeVersionEntity, alias: 'wv' };
+/** What a version write reads of the version's node: what its checks, its lock and its guarded update use. */
+const VERSION_WRITE_NODE_PROPERTIES = ['id', 'normalizedId', 'publisherId', 'status'] as const;
+export type VersionWriteNode = Pick<NodeEntity, (typeof VERSION_WRITE_NODE_PROPERTIES)[number]>;
+/** Four of a node row's 27 columns: the driver's and the hydration's work grow with the columns read. */
+const VERSION_WRITE_NODE: JoinedEntity = { target: NodeEntity, alias: 'n', properties: VERSION_WRITE_NODE_PROPERTIES };
 
 /** The one-row table of the listed count, kept by triggers (migration 1764500000000). */
 const CATALOG_COUNTS = 'catalog_counts';
@@ -67,16 +72,17 @@ export class NodesRepository {
    * its versions by id or number; parameters in the order they appear
    * (SQLite's are positional): the user, the version twice, the node.
    */
-  private readonly nodeVersionWithRoleQuery = new PreparedSelect([DISPLAY_NODE, WRITTEN_VERSION], (dataSource, selectList) => {
+  private readonly nodeVersionWithRoleQuery = new PreparedSelect([VERSION_WRITE_NODE, WRITTEN_VERSION], (dataSource, selectList) => {
     const { driver } = dataSource;
     const column = qualifiedColumn(dataSource);
-    const role = memberRoleJoin(driver, column(DISPLAY_NODE.alias, 'publisher_id'));
+    const node = VERSION_WRITE_NODE.alias;
+    const role = memberRoleJoin(driver, column(node, 'publisher_id'));
     const version = WRITTEN_VERSION.alias;
     return (
-      `SELECT ${selectList}, ${role.select} FROM ${driver.escape('nodes')} ${driver.escape(DISPLAY_NODE.alias)}${role.join}` +
-      ` LEFT JOIN ${driver.escape('node_versions')} ${driver.escape(version)} ON ${column(version, 'node_id')} = ${column(DISPLAY_NODE.alias, 'id')}` +
+      `SELECT ${selectList}, ${role.select} FROM ${driver.escape('nodes')} ${driver.escape(node)}${role.join}` +
+      ` LEFT JOIN ${driver.escape('node_versions')} ${driver.escape(version)} ON ${column(version, 'node_id')} = ${column(node, 'id')}` +
       ` AND (${column(version, 'id')} = ${driver.createParameter('versionId', 1)} OR ${column(version, 'version')} = ${driver.createParameter('version', 2)})` +
-      ` WHERE ${column(DISPLAY_NODE.alias, 'normalized_id')} = ${driver.createParameter('node', 3)} LIMIT 1`
+      ` WHERE ${column(node, 'normalized_id')} = ${driver.createParameter('node', 3)} LIMIT 1`
     );
   });
   /**
@@ -180,8 +186,7 @@ export class NodesRepository {
 
   /**
    * What a version write reads before it changes anything, in one statement:
-   * the node's own row (not its publisher or latest version, which the
-   * write does not show), the user's role in its publisher (null when not a
+   * what it uses of the node's own row (VersionWriteNode), the user's role in its publisher (null when not a
    * member), and the version by id or number (null when the node has none
    * such). Unlocked: the write guards its statement with what it read.
    */
@@ -190,9 +195,9 @@ export class NodesRepository {
     normalizedId: string,
     userId: string,
     idOrVersion: string,
-  ): Promise<{ node: NodeEntity; role: PublisherRole | null; version: NodeVersionEntity | null } | null> {
+  ): Promise<{ node: VersionWriteNode; role: PublisherRole | null; version: NodeVersionEntity | null } | null> {
     const row = await this.nodeVersionWithRoleQuery.first(manager, [userId, idOrVersion, idOrVersion, normalizedId]);
-    const node = row?.entity<NodeEntity>(DISPLAY_NODE);
+    const node = row?.entity<VersionWriteNode>(VERSION_WRITE_NODE);
     return row && node ? { node, role: memberRoleOf(row), version: row.entity<NodeVersionEntity>(WRITTEN_VERSION) ?? null } : null;
   }
 

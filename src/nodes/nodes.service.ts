@@ -440,7 +440,7 @@ export class NodesService {
   }
 
   /** findWritableVersion's checks, on the version read for `versionId` (null: none). */
-  private writableVersion(caller: Principal, node: NodeEntity, versionId: string, version: NodeVersionEntity | null): NodeVersionEntity {
+  private writableVersion(caller: Principal, node: Pick<NodeEntity, 'id'>, versionId: string, version: NodeVersionEntity | null): NodeVersionEntity {
     if (!version || (version.status === 'NodeVersionStatusDeleted' && !caller.isAdmin)) {
       throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
     }
@@ -467,7 +467,7 @@ export class NodesService {
   }
 
   /** Locks a node read by reviewableNode for the rest of the caller's transaction (PostgreSQL; SQLite serialises writers). */
-  lockNode(manager: EntityManager, node: NodeEntity): Promise<void> {
+  lockNode(manager: EntityManager, node: Pick<NodeEntity, 'normalizedId'>): Promise<void> {
     return this.nodes.lockNodeRow(manager, node.normalizedId, this.tx.lockForUpdate().lock);
   }
 
@@ -505,13 +505,13 @@ export class NodesService {
   }
 
   /** lockPublisherNode's checks, on what was read of the node and the caller's role in its publisher (null: no node). */
-  private async checkedPublisherNode(
+  private async checkedPublisherNode<N extends Pick<NodeEntity, 'id' | 'publisherId' | 'status'>>(
     manager: EntityManager,
     caller: Principal,
     publisherId: string,
     nodeId: string,
-    found: { node: NodeEntity; role: PublisherRole | null } | null,
-  ): Promise<NodeEntity> {
+    found: { node: N; role: PublisherRole | null } | null,
+  ): Promise<N> {
     if (!found || found.node.publisherId !== publisherId) {
       // As precise as when the publisher is checked first: 404 for an unknown publisher, 403 for one the caller may not manage.
       await this.publishers.requireNodeManager(caller, publisherId, manager);
