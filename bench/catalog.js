@@ -19,7 +19,7 @@ const { join } = require('node:path');
 const Database = require('better-sqlite3');
 const { zipSync } = require('fflate');
 const { Client } = require('pg');
-const { ROOT, cli, startService, stopService, wait } = require('./lib');
+const { ROOT, DEFAULT_ADAPTER, cli, startService, stopService, wait } = require('./lib');
 
 const PAGE = 100;
 const BIG_PAGE = 1000;
@@ -438,7 +438,7 @@ async function benchCatalog(database, n, plan, archive) {
 
   // The schema, from the service's own migrations.
   const schemaStarted = Date.now();
-  await stopService(await startService(database.url, undefined, 'express', { STORAGE_DIR: archive.dir }));
+  await stopService(await startService(database.url, undefined, DEFAULT_ADAPTER, { STORAGE_DIR: archive.dir }));
   const schemaMs = Date.now() - schemaStarted;
   const schema = await describeSchema(database);
 
@@ -451,7 +451,7 @@ async function benchCatalog(database, n, plan, archive) {
   await settleWrites(database);
 
   const { token } = cli(database.url, 'token', 'create', '--user', userId);
-  const service = await startService(database.url, undefined, 'express', { STORAGE_DIR: archive.dir });
+  const service = await startService(database.url, undefined, DEFAULT_ADAPTER, { STORAGE_DIR: archive.dir });
   try {
     const base = service.url;
     const checks = {};
@@ -755,7 +755,7 @@ async function runCatalog({ smoke }) {
     when: new Date().toISOString(),
     commit: commitOf(),
     smoke,
-    adapter: 'express',
+    adapter: DEFAULT_ADAPTER,
     sizes,
     pageSize: PAGE,
     bigPageSize: BIG_PAGE,

@@ -2,7 +2,7 @@
 // `npm run bench [-- --smoke]`: measures the service against the practical
 // limit of Node on this machine and writes bench/results.json.
 //   - the service on SQLite (and on PostgreSQL when BENCH_DATABASE_URL is set), on the
-//     default Express adapter and on the opt-in Fastify one (HTTP_ADAPTER=fastify);
+//     default Fastify adapter and on the Express one (HTTP_ADAPTER=express);
 //   - beside it, bench/baseline-server.js: node:http + the same database driver doing the same work;
 //   - the video route in front of a fake upstream with a fixed delay, beside requests sent straight to it;
 //   - 2,000 concurrent video creates against an upstream that answers after 2 s;
@@ -19,7 +19,7 @@ const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require
 const { tmpdir, cpus } = require('node:os');
 const { join } = require('node:path');
 const { runCatalog } = require('./catalog');
-const { ROOT, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
+const { ROOT, DEFAULT_ADAPTER, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
 
 const SMOKE = process.argv.includes('--smoke');
 // `--only catalog` runs that section alone, and keeps the other sections' figures already in the results file.
@@ -43,8 +43,8 @@ const MODERATE_UPSTREAM_DELAY_MS = 200;
 const SETTLE_MS = 250;
 const RESULTS = process.env.BENCH_RESULTS ?? join(__dirname, SMOKE ? 'results.smoke.json' : 'results.json');
 
-// BENCH_ADAPTERS=express narrows a run to one adapter (for a quick comparison; the full run measures both).
-const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'express,fastify').split(',');
+// BENCH_ADAPTERS=fastify narrows a run to one adapter (for a quick comparison; the full run measures both).
+const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'fastify,express').split(',');
 
 async function http(method, url, token, body) {
   const response = await fetch(url, {
@@ -290,6 +290,25 @@ async function burst(databaseUrl, adapter) {
   };
 }
 
+/** The catalog issue's PostgreSQL write targets (README, "PostgreSQL writes"), on the default adapter. */
+const WRITE_ROUTES = ['PUT node', 'PUT version', 'POST review'];
+const MIN_WRITE_RATIO = 0.5;
+const MAX_WRITE_P50_OVER_BASELINE = 2;
+
+/** Each PostgreSQL write row of the default adapter, judged against those targets; printed, and kept in the results. */
+function writeTargets(rows) {
+  const judged = rows
+    .filter((r) => r.database === 'postgres' && r.adapter === DEFAULT_ADAPTER && WRITE_ROUTES.includes(r.route))
+    .map((r) => {
+      const p50Ratio = +(r.service.p50Ms / r.baseline.p50Ms).toFixed(2);
+      return { route: r.route, adapter: r.adapter, ratio: r.ratio, p50OverBaseline: p50Ratio, met: r.ratio >= MIN_WRITE_RATIO && p50Ratio <= MAX_WRITE_P50_OVER_BASELINE };
+    });
+  for (const t of judged) {
+    console.log(`  [${t.met ? 'met' : 'NOT MET'}] postgres/${t.adapter} ${t.route}: ${t.ratio}× the baseline (≥ ${MIN_WRITE_RATIO}), p50 ${t.p50OverBaseline}× its p50 (≤ ${MAX_WRITE_P50_OVER_BASELINE})`);
+  }
+  return judged;
+}
+
 function printTable(rows) {
   const header = ['database', 'adapter', 'route', 'svc req/s', 'svc p50', 'svc p99', 'svc cpu ms', 'base req/s', 'base p50', 'base p99', 'base cpu ms', 'ratio', 'ratio range'];
   const lines = rows.map(({ service: s, baseline: b, ...r }) =>
@@ -321,6 +340,7 @@ async function serviceSections() {
     const rows = runs.flatMap((run) => run.rows);
     const allRows = [...rows, ...floor];
     printTable(allRows);
+    const judgedWrites = writeTargets(rows);
     console.log(
       `framework alone (trivial JSON route): ${frameworks.map((f) => `${f.server} ${f.requestsPerSecond} req/s (${f.ratio})`).join(', ')}`,
     );
@@ -350,6 +370,7 @@ async function serviceSections() {
       durationSeconds: DURATION_S,
       connections: CONNECTIONS,
       rows,
+      writeTargets: judgedWrites,
       coldStartMs: Object.fromEntries(runs.map((run) => [run.label, run.coldStartMs])),
       peakRssMb: Object.fromEntries(runs.map((run) => [run.label, run.peakRssMb])),
       videoBursts: bursts,
@@ -400,10 +421,12 @@ async function registrySection(results) {
       }
     }
     printTable(rows);
+    const judgedWrites = writeTargets(rows);
     const key = (r) => `${r.database}/${r.adapter}/${r.route}`;
     const replaced = new Set(rows.map(key));
     results.rows = [...(results.rows ?? []).filter((r) => !replaced.has(key(r))), ...rows];
     results.registryWhen = new Date().toISOString();
+    if (judgedWrites.length > 0) results.writeTargets = judgedWrites;
     const broken = failedLoads(rows);
     if (broken.length > 0) {
       console.error(`requests failed: ${broken.join(', ')}`);

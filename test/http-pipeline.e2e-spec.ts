@@ -33,7 +33,7 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
   });
 
   it('runs on the HTTP adapter HTTP_ADAPTER names (CI runs this suite on both)', () => {
-    expect(t.app.getHttpAdapter().getType()).toBe(process.env.HTTP_ADAPTER ?? 'express');
+    expect(t.app.getHttpAdapter().getType()).toBe(process.env.HTTP_ADAPTER ?? 'fastify');
   });
 
   it('a path with invalid percent-encoding is a 400 in the error shape, with its request id', async () => {

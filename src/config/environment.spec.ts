@@ -6,7 +6,7 @@ describe('validateEnvironment', () => {
     expect(env.PORT).toBe(3000);
     expect(env.LOG_LEVEL).toBe('info');
     expect(env.database.type).toBe('sqlite');
-    expect(env.HTTP_ADAPTER).toBe('express');
+    expect(env.HTTP_ADAPTER).toBe('fastify');
   });
 
   it('names the variable that is wrong', () => {

@@ -58,9 +58,10 @@ export class Environment {
   @Max(65535)
   PORT = 3000;
 
+  /** Fastify unless set: see createHttpAdapter. */
   @IsOptional()
   @IsIn(HTTP_ADAPTERS)
-  HTTP_ADAPTER: HttpAdapterKind = 'express';
+  HTTP_ADAPTER: HttpAdapterKind = 'fastify';
 
   /** Unset: SQLite file ./data/registry.db. Otherwise sqlite:<path>, sqlite::memory: or postgres://... */
   @IsOptional()

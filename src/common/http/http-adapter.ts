@@ -38,10 +38,11 @@ const FASTIFY_OPTIONS: FastifyServerOptions = {
 };
 
 /**
- * The HTTP layer under Nest. Express is the default; Fastify is opt-in
- * (HTTP_ADAPTER=fastify) because its request path costs a fraction of
- * Express's (see the README's benchmark). Both run the same modules,
- * middleware, guards, pipes and filter, and the whole e2e suite runs on both.
+ * The HTTP layer under Nest. Fastify is the default: its request path costs
+ * a fraction of Express's, about 0.5 ms less CPU per write request here (see
+ * docs/decisions.md, "Two HTTP adapters"). Express stays available
+ * (HTTP_ADAPTER=express). Both run the same modules, middleware, guards,
+ * pipes and filter, and the whole e2e suite runs on both.
  * Each adapter is loaded only when chosen. Both get the same compiled
  * TRUST_PROXY function, so `req.ip` means the same on either.
  */
