@@ -719,7 +719,7 @@ function printTable(kind, small, large, growth) {
   lines.push([`full crawl, ms per ${BIG_PAGE} nodes`, small.crawl.msPer1000Nodes, '', large.crawl.msPer1000Nodes, '', growth.crawlPer1000Nodes]);
   const cells = lines.map((line) => line.map((cell) => String(cell ?? '—')));
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i].length)) + 2);
-  console.log(`\ncatalog on ${kind} (Express, one request at a time, ms):`);
+  console.log(`\ncatalog on ${kind} (${DEFAULT_ADAPTER} adapter, one request at a time, ms):`);
   for (const row of [header, ...cells]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(''));
   for (const size of [small, large]) {
     const s = size.sizes;

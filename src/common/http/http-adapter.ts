@@ -80,7 +80,10 @@ export async function createHttpAdapter(kind: HttpAdapterKind, trustProxy: Proxy
       done(null, payload);
       return;
     }
-    const tag = replyEtag(payload);
+    // Encoded once, here: the tag's hash, Fastify's Content-Length and the socket then all take the bytes, where a
+    // string would be measured and encoded by each (a catalog page of 1,000 is 1.4 MB).
+    const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    const tag = replyEtag(body);
     reply.header('ETag', tag);
     if (fresh(request.headers, { etag: tag })) {
       // No body, and (unlike an empty string) no Content-Length: a 304's may only repeat the 200's.
@@ -89,7 +92,7 @@ export async function createHttpAdapter(kind: HttpAdapterKind, trustProxy: Proxy
       done(null, request.method === 'HEAD' ? '' : null);
       return;
     }
-    done(null, payload);
+    done(null, body);
   });
   return adapter;
 }
