@@ -4,7 +4,7 @@ import { JoinedEntity, PreparedFindOne, PreparedRows, PreparedSelect, PreparedUp
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { memberRoleJoin, memberRoleOf } from '../publishers/publishers.repository';
 import { PublisherEntity } from '../publishers/entities/publisher.entity';
-import { CATALOG_ROW_NODE_COLUMNS, catalogRowNodeId, CatalogRows } from './dto/node-list.text';
+import { CATALOG_ROW_NODE_COLUMNS, catalogRowNodeId, catalogRowPublisherId, CatalogRows } from './dto/node-list.text';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
 import { KeptSearch, KeptSearches } from './kept-searches';
@@ -119,15 +119,15 @@ export class NodesRepository {
   /** The listed count as this instance last read it: where a catalog page is first placed (see catalogPage). */
   private lastListed: number | undefined;
   /**
-   * The publishers of a page's nodes, by the nodes' ids (one list parameter,
-   * see byIdList), so it needs nothing from the page's rows and runs beside
-   * their query.
+   * Publishers by id (one list parameter, see byIdList): those of a page's
+   * rows, which name a handful at most. Looking them up through the page's
+   * node ids instead read every node row a second time.
    */
-  private readonly publishersOfNodes = new PreparedSelect([DISPLAY_PUBLISHER], (dataSource, selectList) => {
+  private readonly publishersById = new PreparedSelect([DISPLAY_PUBLISHER], (dataSource, selectList) => {
     const { driver } = dataSource;
     const column = qualifiedColumn(dataSource);
-    const nodesPublishers = `SELECT ${column('n', 'publisher_id')} FROM ${driver.escape('nodes')} ${driver.escape('n')} WHERE ${byIdList(dataSource, column, driver.createParameter('ids', 0))}`;
-    return `SELECT ${selectList} FROM ${driver.escape('publishers')} ${driver.escape(DISPLAY_PUBLISHER.alias)} WHERE ${column(DISPLAY_PUBLISHER.alias, 'id')} IN (${nodesPublishers})`;
+    const alias = DISPLAY_PUBLISHER.alias;
+    return `SELECT ${selectList} FROM ${driver.escape('publishers')} ${driver.escape(alias)} WHERE ${byIdList(dataSource, column, driver.createParameter('ids', 0), alias)}`;
   });
   private readonly nodeByNormalizedId = new PreparedFindOne(NodeEntity, [['normalizedId']]);
   private readonly versionByIdOrNumber = new PreparedFindOne(NodeVersionEntity, [
@@ -211,11 +211,11 @@ export class NodesRepository {
     const [ids, total] = filter.search || filter.changedAfter ? await this.filteredPage(filter) : await this.catalogPage(filter);
     if (ids.length === 0) return { rows: { dataSource: this.dataSource, rows: [] }, publishers: [], total };
     const { manager } = this.dataSource;
-    const idList = [idListParameter(this.dataSource, ids)];
-    // Two statements at once: on PostgreSQL each goes to a connection of its own, so the page waits for one round trip.
-    const [found, publisherRows] = await Promise.all([this.catalogRowsQuery.all(manager, idList), this.publishersOfNodes.all(manager, idList)]);
+    const found = await this.catalogRowsQuery.all(manager, [idListParameter(this.dataSource, ids)]);
     const byId = new Map(found.map((row) => [catalogRowNodeId(row), row]));
     const rows = ids.map((id) => byId.get(id)).filter((row): row is unknown[] => row !== undefined);
+    const publisherIds = [...new Set(rows.map(catalogRowPublisherId))];
+    const publisherRows = await this.publishersById.all(manager, [idListParameter(this.dataSource, publisherIds)]);
     const publishers = publisherRows.flatMap((row) => row.entity<PublisherEntity>(DISPLAY_PUBLISHER) ?? []);
     return { rows: { dataSource: this.dataSource, rows }, publishers, total };
   }

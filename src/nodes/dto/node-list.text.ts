@@ -43,6 +43,11 @@ export function catalogRowNodeId(row: unknown[]): string {
   return row[NODE_ID] as string;
 }
 
+/** The publisher id of a catalog row. */
+export function catalogRowPublisherId(row: unknown[]): string {
+  return row[PUBLISHER_ID] as string;
+}
+
 /** A creation time as the driver gives it (SQLite: `YYYY-MM-DD HH:MM:SS.SSS` text; PostgreSQL: a Date), as JSON. */
 function createdAtText(dataSource: DataSource): (value: unknown) => string {
   const toDate = hydratedValue(dataSource, NodeEntity, 'createdAt');
@@ -73,7 +78,7 @@ export function nodeListText(
     const head = row[REPLY_HEAD];
     // The triggers write the texts with their rows; a row without one was written around them.
     if (typeof head !== 'string') throw new Error(`node ${catalogRowNodeId(row)} has no reply text`);
-    const publisherId = row[PUBLISHER_ID] as string;
+    const publisherId = catalogRowPublisherId(row);
     let publisher = publisherTexts.get(publisherId);
     if (publisher === undefined) {
       const dto = publishers.get(publisherId);
