@@ -19,7 +19,7 @@ const { join } = require('node:path');
 const Database = require('better-sqlite3');
 const { zipSync } = require('fflate');
 const { Client } = require('pg');
-const { ROOT, DEFAULT_ADAPTER, cli, startService, stopService, wait } = require('./lib');
+const { ROOT, defaultAdapter, cli, startService, stopService, wait } = require('./lib');
 
 const PAGE = 100;
 const BIG_PAGE = 1000;
@@ -438,7 +438,7 @@ async function benchCatalog(database, n, plan, archive) {
 
   // The schema, from the service's own migrations.
   const schemaStarted = Date.now();
-  await stopService(await startService(database.url, undefined, DEFAULT_ADAPTER, { STORAGE_DIR: archive.dir }));
+  await stopService(await startService(database.url, undefined, defaultAdapter(), { STORAGE_DIR: archive.dir }));
   const schemaMs = Date.now() - schemaStarted;
   const schema = await describeSchema(database);
 
@@ -451,7 +451,7 @@ async function benchCatalog(database, n, plan, archive) {
   await settleWrites(database);
 
   const { token } = cli(database.url, 'token', 'create', '--user', userId);
-  const service = await startService(database.url, undefined, DEFAULT_ADAPTER, { STORAGE_DIR: archive.dir });
+  const service = await startService(database.url, undefined, defaultAdapter(), { STORAGE_DIR: archive.dir });
   try {
     const base = service.url;
     const checks = {};
@@ -719,7 +719,7 @@ function printTable(kind, small, large, growth) {
   lines.push([`full crawl, ms per ${BIG_PAGE} nodes`, small.crawl.msPer1000Nodes, '', large.crawl.msPer1000Nodes, '', growth.crawlPer1000Nodes]);
   const cells = lines.map((line) => line.map((cell) => String(cell ?? '—')));
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i].length)) + 2);
-  console.log(`\ncatalog on ${kind} (${DEFAULT_ADAPTER} adapter, one request at a time, ms):`);
+  console.log(`\ncatalog on ${kind} (${defaultAdapter()} adapter, one request at a time, ms):`);
   for (const row of [header, ...cells]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(''));
   for (const size of [small, large]) {
     const s = size.sizes;
@@ -755,7 +755,7 @@ async function runCatalog({ smoke }) {
     when: new Date().toISOString(),
     commit: commitOf(),
     smoke,
-    adapter: DEFAULT_ADAPTER,
+    adapter: defaultAdapter(),
     sizes,
     pageSize: PAGE,
     bigPageSize: BIG_PAGE,

@@ -5,8 +5,13 @@ const { createServer } = require('node:net');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
-/** The service's own HTTP_ADAPTER default (src/config/environment.ts): what a deployment runs unless told otherwise. */
-const DEFAULT_ADAPTER = 'fastify';
+/**
+ * The built service's own HTTP_ADAPTER default (src/config/environment.ts), what a deployment runs unless told
+ * otherwise: read from dist, which the bench builds before it measures anything.
+ */
+function defaultAdapter() {
+  return require(join(ROOT, 'dist/src/config/environment')).validateEnvironment({}).HTTP_ADAPTER;
+}
 
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -54,7 +59,7 @@ process.on('exit', () => {
  * The built service (dist/src/main.js) on a free port, once /health/ready answers. `upstreamUrl`
  * undefined leaves VIDEO_UPSTREAM_URL unset (the built-in sandbox upstream); `env` adds variables.
  */
-async function startService(databaseUrl, upstreamUrl, adapter = DEFAULT_ADAPTER, env = {}) {
+async function startService(databaseUrl, upstreamUrl, adapter = defaultAdapter(), env = {}) {
   const port = await freePort();
   const started = Date.now();
   const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
@@ -96,4 +101,4 @@ async function stopService(service) {
   await exited;
 }
 
-module.exports = { ROOT, DEFAULT_ADAPTER, wait, freePort, cpuSeconds, peakRssMb, startHelper, cli, startService, stopService };
+module.exports = { ROOT, defaultAdapter, wait, freePort, cpuSeconds, peakRssMb, startHelper, cli, startService, stopService };

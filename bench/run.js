@@ -19,7 +19,7 @@ const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require
 const { tmpdir, cpus } = require('node:os');
 const { join } = require('node:path');
 const { runCatalog } = require('./catalog');
-const { ROOT, DEFAULT_ADAPTER, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
+const { ROOT, defaultAdapter, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
 
 const SMOKE = process.argv.includes('--smoke');
 // `--only catalog` runs that section alone, and keeps the other sections' figures already in the results file.
@@ -298,7 +298,7 @@ const MAX_WRITE_P50_OVER_BASELINE = 2;
 /** Each PostgreSQL write row of the default adapter, judged against those targets; printed, and kept in the results. */
 function writeTargets(rows) {
   const judged = rows
-    .filter((r) => r.database === 'postgres' && r.adapter === DEFAULT_ADAPTER && WRITE_ROUTES.includes(r.route))
+    .filter((r) => r.database === 'postgres' && r.adapter === defaultAdapter() && WRITE_ROUTES.includes(r.route))
     .map((r) => {
       const p50Ratio = +(r.service.p50Ms / r.baseline.p50Ms).toFixed(2);
       return { route: r.route, adapter: r.adapter, ratio: r.ratio, p50OverBaseline: p50Ratio, met: r.ratio >= MIN_WRITE_RATIO && p50Ratio <= MAX_WRITE_P50_OVER_BASELINE };
