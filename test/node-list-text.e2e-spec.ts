@@ -149,6 +149,23 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
     for (const n of nodes) expect(synced.get(n.id)).toEqual(n);
   });
 
+  it('writes the same bytes on pages of the whole catalog, walked from its start and from its end', async () => {
+    const { total } = (await t.http.get('/nodes?limit=1').expect(200)).body as { total: number };
+    expect(total).toBeGreaterThanOrEqual(4);
+    // One node a page: the first two are walked from the catalog's start, the last two from its end (see catalogPage).
+    for (const page of [1, 2, total - 1, total]) {
+      const res = await t.http.get(`/nodes?limit=1&page=${page}`).expect(200);
+      const single = await t.http.get(`/nodes/${res.body.nodes[0].id}`).expect(200);
+      expect(res.text).toBe(`{"total":${total},"nodes":[${single.text}],"page":${page},"limit":1,"totalPages":${total}}`);
+    }
+    const listed = new Map<string, unknown>();
+    for (let page = 1; page <= Math.ceil(total / 1000); page++) {
+      for (const n of (await t.http.get(`/nodes?limit=1000&page=${page}`).expect(200)).body.nodes) listed.set(n.id, n);
+    }
+    const searched = (await t.http.get(`/nodes?search=${marker}&limit=100`).expect(200)).body.nodes as { id: string }[];
+    for (const n of searched) expect(listed.get(n.id)).toEqual(n);
+  });
+
   it('keeps each node in step with its reply after each write that changes one thing it shows', async () => {
     const nodeUrl = `/publishers/${full}/nodes/${rich}`;
     const versionUrl = `${nodeUrl}/versions/1.2.0`;
@@ -191,6 +208,14 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
           await counter.flush();
         },
       ],
+      // The latest version moves to a new one and back.
+      [
+        'a newer version',
+        async () => {
+          await version(full, rich, { version: '1.3.0', changelog: 'newer' });
+        },
+      ],
+      ['the newer version deprecated', put(`${nodeUrl}/versions/1.3.0`, owner, { deprecated: true })],
       ['version changelog', put(versionUrl, owner, { changelog: null })],
       ['version status_reason', put(versionUrl, admin, { status_reason: 'checked' })],
       [

@@ -25,6 +25,7 @@ import { CatalogCount1764500000000 } from './migrations/1764500000000-catalog-co
 import { VersionChangeTime1764600000000 } from './migrations/1764600000000-version-change-time';
 import { SearchGeneration1764700000000 } from './migrations/1764700000000-search-generation';
 import { ReplyText1764800000000 } from './migrations/1764800000000-reply-text';
+import { LatestVersionReply1764900000000 } from './migrations/1764900000000-latest-version-reply';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 
@@ -65,6 +66,7 @@ export const MIGRATIONS = [
   VersionChangeTime1764600000000,
   SearchGeneration1764700000000,
   ReplyText1764800000000,
+  LatestVersionReply1764900000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */

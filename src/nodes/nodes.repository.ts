@@ -18,6 +18,9 @@ export interface NodeListFilter {
   limit: number;
 }
 
+/** A page's nodes as first found, by id or already as catalog rows (see catalogWalkSql), and how many the filter selects. */
+type FoundPage = { total: number } & ({ ids: string[] } | { rows: unknown[][] });
+
 /** A page of the catalog: its rows (see nodeListText), their publishers, and how many nodes the filter selects. */
 export interface CatalogPage {
   rows: CatalogRows;
@@ -92,15 +95,9 @@ export class NodesRepository {
    * every row.
    */
   private readonly catalogRowsQuery = new PreparedRows((dataSource) => {
-    const { driver } = dataSource;
+    const row = catalogRowSql(dataSource);
     const column = qualifiedColumn(dataSource);
-    return (
-      `SELECT ${CATALOG_ROW_NODE_COLUMNS.map((name) => column('n', name)).join(', ')},` +
-      ` COALESCE(${column('v', 'reply_json')}, CASE WHEN ${column('v', 'id')} IS NOT NULL THEN '' END)` +
-      ` FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
-      ` LEFT JOIN ${driver.escape('node_versions')} ${driver.escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}` +
-      ` WHERE ${byIdList(dataSource, column, driver.createParameter('nodes', 0))}`
-    );
+    return `SELECT ${row.select} FROM ${row.from} WHERE ${byIdList(dataSource, column, dataSource.driver.createParameter('nodes', 0))}`;
   });
   /**
    * The whole catalog's page walk, forward and backward (see catalogPage),
@@ -202,22 +199,26 @@ export class NodesRepository {
   }
 
   /**
-   * A page of the catalog and its size. The page's ids come first, from an
-   * index walk (the partial catalog index, in the listing's own order); only
-   * those rows are then read with their latest version, so a deep page costs
-   * an index walk, not the joins of every row before it.
+   * A page of the catalog and its size. The page's nodes come first, from an
+   * index walk (the partial catalog index, in the listing's own order), and
+   * only their rows are read (on SQLite by the walk itself, see
+   * catalogWalkSql), so a deep page costs an index walk, not the rows before it.
    */
   async listActiveNodes(filter: NodeListFilter): Promise<CatalogPage> {
-    const [ids, total] = filter.search || filter.changedAfter ? await this.filteredPage(filter) : await this.catalogPage(filter);
-    if (ids.length === 0) return { rows: { dataSource: this.dataSource, rows: [] }, publishers: [], total };
-    const { manager } = this.dataSource;
-    const found = await this.catalogRowsQuery.all(manager, [idListParameter(this.dataSource, ids)]);
-    const byId = new Map(found.map((row) => [catalogRowNodeId(row), row]));
-    const rows = ids.map((id) => byId.get(id)).filter((row): row is unknown[] => row !== undefined);
+    const page = filter.search || filter.changedAfter ? await this.filteredPage(filter) : await this.catalogPage(filter);
+    const rows = 'rows' in page ? page.rows : await this.catalogRowsById(page.ids);
     const publisherIds = [...new Set(rows.map(catalogRowPublisherId))];
-    const publisherRows = await this.publishersById.all(manager, [idListParameter(this.dataSource, publisherIds)]);
+    const publisherRows = publisherIds.length > 0 ? await this.publishersById.all(this.dataSource.manager, [idListParameter(this.dataSource, publisherIds)]) : [];
     const publishers = publisherRows.flatMap((row) => row.entity<PublisherEntity>(DISPLAY_PUBLISHER) ?? []);
-    return { rows: { dataSource: this.dataSource, rows }, publishers, total };
+    return { rows: { dataSource: this.dataSource, rows }, publishers, total: page.total };
+  }
+
+  /** The catalog rows of `ids`, in that order (a node unlisted since its id was read is left out). */
+  private async catalogRowsById(ids: string[]): Promise<unknown[][]> {
+    if (ids.length === 0) return [];
+    const found = await this.catalogRowsQuery.all(this.dataSource.manager, [idListParameter(this.dataSource, ids)]);
+    const byId = new Map(found.map((row) => [catalogRowNodeId(row), row]));
+    return ids.map((id) => byId.get(id)).filter((row): row is unknown[] => row !== undefined);
   }
 
   /**
@@ -233,24 +234,32 @@ export class NodesRepository {
    * choice of direction rests on it (a forward walk needs no size), so a
    * page costs one statement, not a count read first.
    */
-  private async catalogPage({ offset, limit }: NodeListFilter): Promise<[string[], number]> {
+  private async catalogPage({ offset, limit }: NodeListFilter): Promise<FoundPage> {
     let listed = this.lastListed ?? (await this.listedCount());
     for (let attempt = 0; attempt < BACKWARD_ATTEMPTS && offset < listed && 2 * offset + limit > listed; attempt++) {
       const fromEnd = listed - offset;
       const page = await this.pageWithListedCount(Math.max(0, fromEnd - limit), Math.min(limit, fromEnd), true);
-      if (page.listed === listed) return [page.ids.reverse(), listed];
+      if (page.listed === listed) return this.walked(page.rows.reverse(), listed);
       listed = page.listed ?? (await this.listedCount());
     }
     const page = await this.pageWithListedCount(offset, limit, false);
-    return [page.ids, page.listed ?? (await this.listedCount())];
+    return this.walked(page.rows, page.listed ?? (await this.listedCount()));
   }
 
-  /** The listed nodes' ids from `offset` in the listing's order (or its exact reverse), with the listed count as the same statement saw it. */
-  private async pageWithListedCount(offset: number, limit: number, backward: boolean): Promise<{ ids: string[]; listed?: number }> {
+  /** A walk's rows as a page: its catalog rows where the walk read them (see catalogWalkSql), or its ids. */
+  private walked(rows: unknown[][], total: number): FoundPage {
+    return walkReadsRows(this.dataSource) ? { rows, total } : { ids: rows.map(([id]) => id as string), total };
+  }
+
+  /**
+   * The listed nodes from `offset` in the listing's order (or its exact reverse), as the walk reads them (see
+   * catalogWalkSql), with the listed count as the same statement saw it (each row's last value).
+   */
+  private async pageWithListedCount(offset: number, limit: number, backward: boolean): Promise<{ rows: unknown[][]; listed?: number }> {
     const rows = await (backward ? this.backwardWalk : this.forwardWalk).all(this.dataSource.manager, [limit, offset]);
-    if (rows.length === 0) return { ids: [] };
-    this.lastListed = Number(rows[0][1]);
-    return { ids: rows.map(([id]) => id as string), listed: this.lastListed };
+    if (rows.length === 0) return { rows };
+    this.lastListed = Number(rows[0][rows[0].length - 1]);
+    return { rows, listed: this.lastListed };
   }
 
   /** How many nodes are listed, as the triggers keep it (see the catalog-count migration). */
@@ -266,21 +275,21 @@ export class NodesRepository {
    * matches by walking the catalog index (see pageOfMatches) where that
    * reads at most WALK_PER_MATCH entries per match; otherwise by the filter.
    */
-  private async filteredPage(filter: NodeListFilter): Promise<[string[], number]> {
+  private async filteredPage(filter: NodeListFilter): Promise<FoundPage> {
     const kept = await this.keptSearch(filter);
     const matches = kept?.total ?? (await this.count(filter));
-    if (filter.offset >= matches) return [[], matches];
+    if (filter.offset >= matches) return { ids: [], total: matches };
     if (kept?.ids) {
       const walked = await this.walkedPerPage(filter, matches);
       const page = walked <= WALK_PER_MATCH * matches ? await this.pageOfMatches(kept.ids, walked, filter) : undefined;
-      if (page) return [page, matches];
+      if (page) return { ids: page, total: matches };
     }
     const page = await inListingOrder(this.catalogQuery(filter, await this.searchIndexPays(filter, matches)))
       .select('node.id', 'id')
       .offset(filter.offset)
       .limit(filter.limit)
       .getRawMany<{ id: string }>();
-    return [page.map(({ id }) => id), matches];
+    return { ids: page.map(({ id }) => id), total: matches };
   }
 
   /**
@@ -560,18 +569,52 @@ function listedCountSql(dataSource: DataSource): string {
 }
 
 /**
- * The listed nodes' ids in the listing's order (CONTRACT §3) or its exact
+ * Whether the catalog walk reads whole catalog rows. SQLite reads a row of
+ * the index walk's table only once the walk is past the offset (a deferred
+ * seek), and its nodes' rows carry their latest version's text (the
+ * latest-version-reply migration): one statement is the whole page. On
+ * PostgreSQL skipped entries would be read from the table too, so its walk
+ * reads ids from the index alone and the rows follow by id.
+ */
+function walkReadsRows(dataSource: DataSource): boolean {
+  return dataSource.options.type !== 'postgres';
+}
+
+/**
+ * A catalog row's select list (see nodeListText) and where it is read from.
+ * The latest version's text is '' when the version lacks it (nodeListText
+ * refuses such a row) and NULL when the node has no latest version.
+ */
+function catalogRowSql(dataSource: DataSource): { select: string; from: string } {
+  const { driver } = dataSource;
+  const column = qualifiedColumn(dataSource);
+  const nodes = `${driver.escape('nodes')} ${driver.escape('n')}`;
+  const nodeColumns = CATALOG_ROW_NODE_COLUMNS.map((name) => column('n', name)).join(', ');
+  const latest = (reply: string, versionId: string) => `COALESCE(${reply}, CASE WHEN ${versionId} IS NOT NULL THEN '' END)`;
+  if (dataSource.options.type !== 'postgres') {
+    return { select: `${nodeColumns}, ${latest(column('n', 'latest_version_reply'), column('n', 'latest_version_id'))}`, from: nodes };
+  }
+  return {
+    select: `${nodeColumns}, ${latest(column('v', 'reply_json'), column('v', 'id'))}`,
+    from: `${nodes} LEFT JOIN ${driver.escape('node_versions')} ${driver.escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}`,
+  };
+}
+
+/**
+ * The listed nodes in the listing's order (CONTRACT §3) or its exact
  * reverse, from an offset (parameters: limit, offset), each with the listed
- * count as this statement saw it. The status is a literal, so both planners
- * use the partial catalog index, which is in exactly this order.
+ * count as this statement saw it, last: the catalog row where the walk reads
+ * rows (walkReadsRows), otherwise the id. The status is a literal, so both
+ * planners use the partial catalog index, which is in exactly this order.
  */
 function catalogWalkSql(dataSource: DataSource, backward: boolean): string {
   const { driver } = dataSource;
   const qualified = qualifiedColumn(dataSource);
   const column = (name: string) => qualified('n', name);
   const [first, second] = backward ? ['ASC', 'DESC'] : ['DESC', 'ASC'];
+  const selected = walkReadsRows(dataSource) ? catalogRowSql(dataSource).select : column('id');
   return (
-    `SELECT ${column('id')}, ${listedCountSql(dataSource)} FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
+    `SELECT ${selected}, ${listedCountSql(dataSource)} FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
     ` WHERE ${column('status')} = 'NodeStatusActive'` +
     ` ORDER BY ${column('search_ranking')} ${first}, ${column('downloads')} ${first}, ${column('id')} ${second}` +
     ` LIMIT ${driver.createParameter('limit', 0)} OFFSET ${driver.createParameter('offset', 1)}`

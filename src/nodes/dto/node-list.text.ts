@@ -8,7 +8,8 @@ import { NodeDto, NodeListDto } from './node.dto';
 
 // A catalog page's JSON, put together from the reply text its rows carry (see the reply-text migration): a node's
 // reply from its opening brace to `github_stars` (`nodes.reply_head`) and its latest version's whole reply
-// (`node_versions.reply_json`), which triggers keep in step with the columns they show. What the rows cannot carry
+// (`node_versions.reply_json`, copied into the node's row on SQLite: see the latest-version-reply migration), which
+// triggers keep in step with the columns they show. What the rows cannot carry
 // is written here: the rating (the databases' text for a fraction is not JavaScript's), the creation time, and the
 // publisher (read once per page, as a publisher's change would otherwise rewrite all its nodes). A page of 1,000
 // then reads 6 values per node instead of 42; that hand-over and writing each value as JSON had been most of the
@@ -17,8 +18,8 @@ import { NodeDto, NodeListDto } from './node.dto';
 
 /**
  * The node columns of a catalog row, in select-list order; the row ends with
- * its latest version's `reply_json` (NULL when it has none, from a LEFT
- * JOIN, and '' when it has one without the text).
+ * its latest version's `reply_json` (NULL when it has none, and '' when it
+ * has one without the text).
  */
 export const CATALOG_ROW_NODE_COLUMNS = ['id', 'publisher_id', 'reply_head', 'rating', 'created_at'] as const;
 const NODE_ID = 0;
