@@ -18,8 +18,11 @@ export interface NodeListFilter {
   limit: number;
 }
 
-/** A page's nodes as first found, by id or already as catalog rows (see catalogWalkSql), and how many the filter selects. */
-type FoundPage = { total: number } & ({ ids: string[] } | { rows: unknown[][] });
+/** A page's catalog rows (see nodeListText) and how many nodes its filter selects. */
+interface RowsPage {
+  rows: unknown[][];
+  total: number;
+}
 
 /** A page of the catalog: its rows (see nodeListText), their publishers, and how many nodes the filter selects. */
 export interface CatalogPage {
@@ -95,9 +98,10 @@ export class NodesRepository {
    * every row.
    */
   private readonly catalogRowsQuery = new PreparedRows((dataSource) => {
+    const { driver } = dataSource;
     const row = catalogRowSql(dataSource);
     const column = qualifiedColumn(dataSource);
-    return `SELECT ${row.select} FROM ${row.from} WHERE ${byIdList(dataSource, column, dataSource.driver.createParameter('nodes', 0))}`;
+    return `SELECT ${row.select} FROM ${driver.escape('nodes')} ${driver.escape('n')}${row.versionJoin} WHERE ${byIdList(dataSource, column, driver.createParameter('nodes', 0))}`;
   });
   /**
    * The whole catalog's page walk, forward and backward (see catalogPage),
@@ -201,16 +205,16 @@ export class NodesRepository {
   /**
    * A page of the catalog and its size. The page's nodes come first, from an
    * index walk (the partial catalog index, in the listing's own order), and
-   * only their rows are read (on SQLite by the walk itself, see
-   * catalogWalkSql), so a deep page costs an index walk, not the rows before it.
+   * only their rows are read (for the whole catalog by the walk's own
+   * statement, see catalogWalkSql), so a deep page costs an index walk, not
+   * the rows before it.
    */
   async listActiveNodes(filter: NodeListFilter): Promise<CatalogPage> {
-    const page = filter.search || filter.changedAfter ? await this.filteredPage(filter) : await this.catalogPage(filter);
-    const rows = 'rows' in page ? page.rows : await this.catalogRowsById(page.ids);
+    const { rows, total } = filter.search || filter.changedAfter ? await this.filteredPage(filter) : await this.catalogPage(filter);
     const publisherIds = [...new Set(rows.map(catalogRowPublisherId))];
     const publisherRows = publisherIds.length > 0 ? await this.publishersById.all(this.dataSource.manager, [idListParameter(this.dataSource, publisherIds)]) : [];
     const publishers = publisherRows.flatMap((row) => row.entity<PublisherEntity>(DISPLAY_PUBLISHER) ?? []);
-    return { rows: { dataSource: this.dataSource, rows }, publishers, total: page.total };
+    return { rows: { dataSource: this.dataSource, rows }, publishers, total };
   }
 
   /** The catalog rows of `ids`, in that order (a node unlisted since its id was read is left out). */
@@ -234,26 +238,21 @@ export class NodesRepository {
    * choice of direction rests on it (a forward walk needs no size), so a
    * page costs one statement, not a count read first.
    */
-  private async catalogPage({ offset, limit }: NodeListFilter): Promise<FoundPage> {
+  private async catalogPage({ offset, limit }: NodeListFilter): Promise<RowsPage> {
     let listed = this.lastListed ?? (await this.listedCount());
     for (let attempt = 0; attempt < BACKWARD_ATTEMPTS && offset < listed && 2 * offset + limit > listed; attempt++) {
       const fromEnd = listed - offset;
       const page = await this.pageWithListedCount(Math.max(0, fromEnd - limit), Math.min(limit, fromEnd), true);
-      if (page.listed === listed) return this.walked(page.rows.reverse(), listed);
+      if (page.listed === listed) return { rows: page.rows.reverse(), total: listed };
       listed = page.listed ?? (await this.listedCount());
     }
     const page = await this.pageWithListedCount(offset, limit, false);
-    return this.walked(page.rows, page.listed ?? (await this.listedCount()));
-  }
-
-  /** A walk's rows as a page: its catalog rows where the walk read them (see catalogWalkSql), or its ids. */
-  private walked(rows: unknown[][], total: number): FoundPage {
-    return walkReadsRows(this.dataSource) ? { rows, total } : { ids: rows.map(([id]) => id as string), total };
+    return { rows: page.rows, total: page.listed ?? (await this.listedCount()) };
   }
 
   /**
-   * The listed nodes from `offset` in the listing's order (or its exact reverse), as the walk reads them (see
-   * catalogWalkSql), with the listed count as the same statement saw it (each row's last value).
+   * The catalog rows of the listed nodes from `offset` in the listing's order (or its exact reverse), with the
+   * listed count as the same statement saw it (each row's last value; see catalogWalkSql).
    */
   private async pageWithListedCount(offset: number, limit: number, backward: boolean): Promise<{ rows: unknown[][]; listed?: number }> {
     const rows = await (backward ? this.backwardWalk : this.forwardWalk).all(this.dataSource.manager, [limit, offset]);
@@ -274,22 +273,29 @@ export class NodesRepository {
    * kept, see keptSearch), then found in the listing's order: among kept
    * matches by walking the catalog index (see pageOfMatches) where that
    * reads at most WALK_PER_MATCH entries per match; otherwise by the filter.
+   * Its rows are then read by id.
    */
-  private async filteredPage(filter: NodeListFilter): Promise<FoundPage> {
+  private async filteredPage(filter: NodeListFilter): Promise<RowsPage> {
+    const [ids, total] = await this.filteredIds(filter);
+    return { rows: await this.catalogRowsById(ids), total };
+  }
+
+  /** The ids of a search's or a sync's page (see filteredPage), and how many nodes match. */
+  private async filteredIds(filter: NodeListFilter): Promise<[string[], number]> {
     const kept = await this.keptSearch(filter);
     const matches = kept?.total ?? (await this.count(filter));
-    if (filter.offset >= matches) return { ids: [], total: matches };
+    if (filter.offset >= matches) return [[], matches];
     if (kept?.ids) {
       const walked = await this.walkedPerPage(filter, matches);
       const page = walked <= WALK_PER_MATCH * matches ? await this.pageOfMatches(kept.ids, walked, filter) : undefined;
-      if (page) return { ids: page, total: matches };
+      if (page) return [page, matches];
     }
     const page = await inListingOrder(this.catalogQuery(filter, await this.searchIndexPays(filter, matches)))
       .select('node.id', 'id')
       .offset(filter.offset)
       .limit(filter.limit)
       .getRawMany<{ id: string }>();
-    return { ids: page.map(({ id }) => id), total: matches };
+    return [page.map(({ id }) => id), matches];
   }
 
   /**
@@ -569,55 +575,56 @@ function listedCountSql(dataSource: DataSource): string {
 }
 
 /**
- * Whether the catalog walk reads whole catalog rows. SQLite reads a row of
- * the index walk's table only once the walk is past the offset (a deferred
- * seek), and its nodes' rows carry their latest version's text (the
- * latest-version-reply migration): one statement is the whole page. On
- * PostgreSQL skipped entries would be read from the table too, so its walk
- * reads ids from the index alone and the rows follow by id.
- */
-function walkReadsRows(dataSource: DataSource): boolean {
-  return dataSource.options.type !== 'postgres';
-}
-
-/**
- * A catalog row's select list (see nodeListText) and where it is read from.
+ * A catalog row's select list (see nodeListText), over the node's row `n`
+ * and what joins it (versionJoin).
  * The latest version's text is '' when the version lacks it (nodeListText
- * refuses such a row) and NULL when the node has no latest version.
+ * refuses such a row) and NULL when the node has no latest version. On
+ * SQLite the node's row carries it (the latest-version-reply migration);
+ * PostgreSQL joins the version.
  */
-function catalogRowSql(dataSource: DataSource): { select: string; from: string } {
+function catalogRowSql(dataSource: DataSource): { select: string; versionJoin: string } {
   const { driver } = dataSource;
   const column = qualifiedColumn(dataSource);
-  const nodes = `${driver.escape('nodes')} ${driver.escape('n')}`;
   const nodeColumns = CATALOG_ROW_NODE_COLUMNS.map((name) => column('n', name)).join(', ');
   const latest = (reply: string, versionId: string) => `COALESCE(${reply}, CASE WHEN ${versionId} IS NOT NULL THEN '' END)`;
   if (dataSource.options.type !== 'postgres') {
-    return { select: `${nodeColumns}, ${latest(column('n', 'latest_version_reply'), column('n', 'latest_version_id'))}`, from: nodes };
+    return { select: `${nodeColumns}, ${latest(column('n', 'latest_version_reply'), column('n', 'latest_version_id'))}`, versionJoin: '' };
   }
   return {
     select: `${nodeColumns}, ${latest(column('v', 'reply_json'), column('v', 'id'))}`,
-    from: `${nodes} LEFT JOIN ${driver.escape('node_versions')} ${driver.escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}`,
+    versionJoin: ` LEFT JOIN ${driver.escape('node_versions')} ${driver.escape('v')} ON ${column('v', 'id')} = ${column('n', 'latest_version_id')}`,
   };
 }
 
 /**
- * The listed nodes in the listing's order (CONTRACT §3) or its exact
- * reverse, from an offset (parameters: limit, offset), each with the listed
- * count as this statement saw it, last: the catalog row where the walk reads
- * rows (walkReadsRows), otherwise the id. The status is a literal, so both
- * planners use the partial catalog index, which is in exactly this order.
+ * A page of the listed nodes as catalog rows (catalogRowSql), in the
+ * listing's order (CONTRACT §3) or its exact reverse, from an offset
+ * (parameters: limit, offset), each with the listed count as this statement
+ * saw it, last. The walk is the partial catalog index (the status is a
+ * literal, so both planners use it), which is in exactly this order; a row
+ * is read only once the walk is past the offset. SQLite does that itself (a
+ * deferred seek: EXPLAIN shows the offset's IfPos before any Column of the
+ * table); PostgreSQL would read every skipped row too, so its walk is an
+ * index-only scan of ids, whose rows the same statement then reads by id,
+ * in the walk's order.
  */
 function catalogWalkSql(dataSource: DataSource, backward: boolean): string {
   const { driver } = dataSource;
-  const qualified = qualifiedColumn(dataSource);
-  const column = (name: string) => qualified('n', name);
+  const column = qualifiedColumn(dataSource);
   const [first, second] = backward ? ['ASC', 'DESC'] : ['DESC', 'ASC'];
-  const selected = walkReadsRows(dataSource) ? catalogRowSql(dataSource).select : column('id');
+  const row = catalogRowSql(dataSource);
+  const nodes = `${driver.escape('nodes')} ${driver.escape('n')}`;
+  const walk = (selected: string) =>
+    `SELECT ${selected} FROM ${nodes}` +
+    ` WHERE ${column('n', 'status')} = 'NodeStatusActive'` +
+    ` ORDER BY ${column('n', 'search_ranking')} ${first}, ${column('n', 'downloads')} ${first}, ${column('n', 'id')} ${second}` +
+    ` LIMIT ${driver.createParameter('limit', 0)} OFFSET ${driver.createParameter('offset', 1)}`;
+  if (dataSource.options.type !== 'postgres') return walk(`${row.select}, ${listedCountSql(dataSource)}`);
   return (
-    `SELECT ${selected}, ${listedCountSql(dataSource)} FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
-    ` WHERE ${column('status')} = 'NodeStatusActive'` +
-    ` ORDER BY ${column('search_ranking')} ${first}, ${column('downloads')} ${first}, ${column('id')} ${second}` +
-    ` LIMIT ${driver.createParameter('limit', 0)} OFFSET ${driver.createParameter('offset', 1)}`
+    `SELECT ${row.select}, ${listedCountSql(dataSource)}` +
+    ` FROM unnest(ARRAY(${walk(column('n', 'id'))})) WITH ORDINALITY ${driver.escape('w')}(${driver.escape('id')}, ${driver.escape('position')})` +
+    ` JOIN ${nodes} ON ${column('n', 'id')} = ${column('w', 'id')}${row.versionJoin}` +
+    ` ORDER BY ${column('w', 'position')}`
   );
 }
 

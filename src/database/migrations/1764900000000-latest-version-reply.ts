@@ -9,16 +9,18 @@ import { runStatements } from '../dialect';
  * and then the table, two descents per table, and the version's were most of
  * a page's reads: at 50,000 nodes a page of 1,000 read its rows in about 6 ms
  * with the join and 2.5 ms without. Without the join the catalog walk can
- * also read whole rows (see NodesRepository.catalogPage): SQLite reads a row
- * only once the walk is past the offset.
+ * also read whole rows (see catalogWalkSql in nodes.repository.ts): SQLite
+ * reads a row only once the walk is past the offset.
  *
  * Triggers keep the copy in the statement that changes either side: the node
  * pointing at another version, and the version's own text changing.
  *
- * PostgreSQL keeps the join. There a version edit that also wrote its node's
- * row would update every index of the node (its indexed columns are not what
- * changes, but a full page leaves no room for a HOT update), which is what
- * the version-change-time migration took out of PUT version.
+ * PostgreSQL keeps the join (docs/decisions.md says why at length): there an
+ * edit of a latest version would also write its node's row, taking the
+ * node's lock after the version's where a write that may move the latest
+ * version takes them the other way round, and updating every index of the
+ * node when the update is not HOT (what the version-change-time migration
+ * took out of PUT version).
  */
 export class LatestVersionReply1764900000000 implements MigrationInterface {
   name = 'LatestVersionReply1764900000000';
