@@ -104,13 +104,15 @@ export class NodesRepository {
     return `SELECT ${row.select} FROM ${driver.escape('nodes')} ${driver.escape('n')}${row.versionJoin} WHERE ${byIdList(dataSource, column, driver.createParameter('nodes', 0))}`;
   });
   /**
-   * The whole catalog's page walk, forward and backward (see catalogPage),
+   * The whole catalog's pages, walked forward and backward (see catalogPage),
    * and its listed count: the package manager's crawl runs them on every
    * page, so their SQL is fixed (prepared once per connection on
    * PostgreSQL) rather than built by the query builder per request.
    */
-  private readonly forwardWalk = new PreparedRows((dataSource) => catalogWalkSql(dataSource, false));
-  private readonly backwardWalk = new PreparedRows((dataSource) => catalogWalkSql(dataSource, true));
+  private readonly forwardPage = new PreparedRows((dataSource) => catalogPageSql(dataSource, false));
+  private readonly backwardPage = new PreparedRows((dataSource) => catalogPageSql(dataSource, true));
+  /** The catalog walk's ids alone, forward (see pageOfMatches). */
+  private readonly idWalk = new PreparedRows((dataSource) => catalogWalkSql(dataSource, qualifiedColumn(dataSource)('n', 'id'), false));
   private readonly listedCountQuery = new PreparedRows((dataSource) => `SELECT ${listedCountSql(dataSource)}`);
   /** What searches can match changes only with this (see the search-generation migration). */
   private readonly searchGenerationQuery = new PreparedRows(
@@ -206,7 +208,7 @@ export class NodesRepository {
    * A page of the catalog and its size. The page's nodes come first, from an
    * index walk (the partial catalog index, in the listing's own order), and
    * only their rows are read (for the whole catalog by the walk's own
-   * statement, see catalogWalkSql), so a deep page costs an index walk, not
+   * statement, see catalogPageSql), so a deep page costs an index walk, not
    * the rows before it.
    */
   async listActiveNodes(filter: NodeListFilter): Promise<CatalogPage> {
@@ -252,10 +254,10 @@ export class NodesRepository {
 
   /**
    * The catalog rows of the listed nodes from `offset` in the listing's order (or its exact reverse), with the
-   * listed count as the same statement saw it (each row's last value; see catalogWalkSql).
+   * listed count as the same statement saw it (each row's last value; see catalogPageSql).
    */
   private async pageWithListedCount(offset: number, limit: number, backward: boolean): Promise<{ rows: unknown[][]; listed?: number }> {
-    const rows = await (backward ? this.backwardWalk : this.forwardWalk).all(this.dataSource.manager, [limit, offset]);
+    const rows = await (backward ? this.backwardPage : this.forwardPage).all(this.dataSource.manager, [limit, offset]);
     if (rows.length === 0) return { rows };
     this.lastListed = Number(rows[0][rows[0].length - 1]);
     return { rows, listed: this.lastListed };
@@ -354,7 +356,7 @@ export class NodesRepository {
    */
   private async pageOfMatches(ids: ReadonlySet<string>, walked: number, { offset, limit }: NodeListFilter): Promise<string[] | undefined> {
     const batch = Math.max(limit, Math.ceil(walked * 1.25));
-    const rows = await this.forwardWalk.all(this.dataSource.manager, [batch, 0]);
+    const rows = await this.idWalk.all(this.dataSource.manager, [batch, 0]);
     const page: string[] = [];
     let skipped = 0;
     for (const [id] of rows) {
@@ -597,33 +599,41 @@ function catalogRowSql(dataSource: DataSource): { select: string; versionJoin: s
 }
 
 /**
- * A page of the listed nodes as catalog rows (catalogRowSql), in the
- * listing's order (CONTRACT §3) or its exact reverse, from an offset
- * (parameters: limit, offset), each with the listed count as this statement
- * saw it, last. The walk is the partial catalog index (the status is a
- * literal, so both planners use it), which is in exactly this order; a row
- * is read only once the walk is past the offset. SQLite does that itself (a
- * deferred seek: EXPLAIN shows the offset's IfPos before any Column of the
- * table); PostgreSQL would read every skipped row too, so its walk is an
- * index-only scan of ids, whose rows the same statement then reads by id,
- * in the walk's order.
+ * The listed nodes' `selected` in the listing's order (CONTRACT §3) or its
+ * exact reverse, from an offset (parameters: limit, offset). The status is a
+ * literal, so both planners walk the partial catalog index, which is in
+ * exactly this order.
  */
-function catalogWalkSql(dataSource: DataSource, backward: boolean): string {
+function catalogWalkSql(dataSource: DataSource, selected: string, backward: boolean): string {
   const { driver } = dataSource;
   const column = qualifiedColumn(dataSource);
   const [first, second] = backward ? ['ASC', 'DESC'] : ['DESC', 'ASC'];
-  const row = catalogRowSql(dataSource);
-  const nodes = `${driver.escape('nodes')} ${driver.escape('n')}`;
-  const walk = (selected: string) =>
-    `SELECT ${selected} FROM ${nodes}` +
+  return (
+    `SELECT ${selected} FROM ${driver.escape('nodes')} ${driver.escape('n')}` +
     ` WHERE ${column('n', 'status')} = 'NodeStatusActive'` +
     ` ORDER BY ${column('n', 'search_ranking')} ${first}, ${column('n', 'downloads')} ${first}, ${column('n', 'id')} ${second}` +
-    ` LIMIT ${driver.createParameter('limit', 0)} OFFSET ${driver.createParameter('offset', 1)}`;
-  if (dataSource.options.type !== 'postgres') return walk(`${row.select}, ${listedCountSql(dataSource)}`);
+    ` LIMIT ${driver.createParameter('limit', 0)} OFFSET ${driver.createParameter('offset', 1)}`
+  );
+}
+
+/**
+ * A page of the catalog walk (catalogWalkSql) as catalog rows
+ * (catalogRowSql), each with the listed count as this statement saw it,
+ * last. A row is read only once the walk is past the offset. SQLite does
+ * that itself (a deferred seek: EXPLAIN shows the offset's IfPos before any
+ * Column of the table); PostgreSQL would read every skipped row too, so its
+ * walk is an index-only scan of ids, whose rows the same statement then
+ * reads by id, in the walk's order.
+ */
+function catalogPageSql(dataSource: DataSource, backward: boolean): string {
+  const { driver } = dataSource;
+  const column = qualifiedColumn(dataSource);
+  const row = catalogRowSql(dataSource);
+  if (dataSource.options.type !== 'postgres') return catalogWalkSql(dataSource, `${row.select}, ${listedCountSql(dataSource)}`, backward);
   return (
     `SELECT ${row.select}, ${listedCountSql(dataSource)}` +
-    ` FROM unnest(ARRAY(${walk(column('n', 'id'))})) WITH ORDINALITY ${driver.escape('w')}(${driver.escape('id')}, ${driver.escape('position')})` +
-    ` JOIN ${nodes} ON ${column('n', 'id')} = ${column('w', 'id')}${row.versionJoin}` +
+    ` FROM unnest(ARRAY(${catalogWalkSql(dataSource, column('n', 'id'), backward)})) WITH ORDINALITY ${driver.escape('w')}(${driver.escape('id')}, ${driver.escape('position')})` +
+    ` JOIN ${driver.escape('nodes')} ${driver.escape('n')} ON ${column('n', 'id')} = ${column('w', 'id')}${row.versionJoin}` +
     ` ORDER BY ${column('w', 'position')}`
   );
 }

@@ -9,7 +9,7 @@ import { runStatements } from '../dialect';
  * and then the table, two descents per table, and the version's were most of
  * a page's reads: at 50,000 nodes a page of 1,000 read its rows in about 6 ms
  * with the join and 2.5 ms without. Without the join the catalog walk can
- * also read whole rows (see catalogWalkSql in nodes.repository.ts): SQLite
+ * also read whole rows (see catalogPageSql in nodes.repository.ts): SQLite
  * reads a row only once the walk is past the offset.
  *
  * Triggers keep the copy in the statement that changes either side: the node
