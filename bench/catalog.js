@@ -859,7 +859,8 @@ async function runCatalog({ smoke }) {
         result.targets.push(...targetsOf(db.kind, small.run, large.run, growthInTurn));
         printTable(db.kind, small.run, large.run, growth, growthInTurn);
       } finally {
-        for (const { database } of benched) await database.drop();
+        // Each one dropped even when another's drop fails; a failed drop is reported, not thrown over the run's error.
+        for (const { database } of benched) await database.drop().catch((error) => console.error(`catalog: could not drop a ${db.kind} database: ${error.message}`));
       }
       const { schema } = result.databases[db.kind];
       const { triggers, searchStructures } = schema;

@@ -219,7 +219,7 @@ export class NodesRepository {
     return { rows: { dataSource: this.dataSource, rows }, publishers, total };
   }
 
-  /** The catalog rows of `ids`, in that order (a node unlisted since its id was read is left out). */
+  /** The catalog rows of `ids`, in that order (an id whose row is gone is left out). */
   private async catalogRowsById(ids: string[]): Promise<unknown[][]> {
     if (ids.length === 0) return [];
     const found = await this.catalogRowsQuery.all(this.dataSource.manager, [idListParameter(this.dataSource, ids)]);

@@ -13,7 +13,12 @@ import { runStatements } from '../dialect';
  * reads a row only once the walk is past the offset.
  *
  * Triggers keep the copy in the statement that changes either side: the node
- * pointing at another version, and the version's own text changing.
+ * pointing at another version, and the version's own text changing. A node
+ * is inserted before any version of it exists (a version references its
+ * node), so an insert has no copy to take: the version's own text, written
+ * by the reply-text trigger, brings it once the node points at it. Versions
+ * are never deleted (their status changes), so a node never points at a
+ * version that is gone.
  *
  * PostgreSQL keeps the join (docs/decisions.md says why at length): there an
  * edit of a latest version would also write its node's row, taking the
@@ -31,7 +36,6 @@ export class LatestVersionReply1764900000000 implements MigrationInterface {
     const write = `UPDATE "nodes" SET "latest_version_reply" = ${copyOfLatest} WHERE rowid = new.rowid;`;
     await runStatements(queryRunner, [
       `ALTER TABLE "nodes" ADD COLUMN "latest_version_reply" text`,
-      `CREATE TRIGGER "nodes_latest_version_reply_insert" AFTER INSERT ON "nodes" WHEN new."latest_version_id" IS NOT NULL BEGIN ${write} END`,
       `CREATE TRIGGER "nodes_latest_version_reply_update" AFTER UPDATE OF "latest_version_id" ON "nodes" BEGIN ${write} END`,
       // A version's reply_json is itself written by a trigger (an UPDATE after the row's own statement), which fires this.
       `CREATE TRIGGER "node_versions_latest_version_reply" AFTER UPDATE OF "reply_json" ON "node_versions" BEGIN
@@ -46,7 +50,6 @@ export class LatestVersionReply1764900000000 implements MigrationInterface {
     await runStatements(queryRunner, [
       `DROP TRIGGER "node_versions_latest_version_reply"`,
       `DROP TRIGGER "nodes_latest_version_reply_update"`,
-      `DROP TRIGGER "nodes_latest_version_reply_insert"`,
       `ALTER TABLE "nodes" DROP COLUMN "latest_version_reply"`,
     ]);
   }

@@ -17,9 +17,10 @@ import { NodeDto, NodeListDto } from './node.dto';
 // compares a page with each node's own GET on both databases.
 
 /**
- * The node columns of a catalog row, in select-list order; the row ends with
- * its latest version's `reply_json` (NULL when it has none, and '' when it
- * has one without the text).
+ * The node columns of a catalog row, in select-list order; then its latest
+ * version's `reply_json` (NULL when it has none, and '' when it has one
+ * without the text). A row of a whole-catalog page adds the listed count
+ * after it.
  */
 export const CATALOG_ROW_NODE_COLUMNS = ['id', 'publisher_id', 'reply_head', 'rating', 'created_at'] as const;
 const NODE_ID = 0;
