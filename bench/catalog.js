@@ -428,7 +428,10 @@ async function measureAlternating(urls, plan) {
   for (let i = 0; i < plan.count && (i < plan.min || Date.now() - started < plan.budgetMs * urls.length); i += 1) {
     for (const [k, url] of urls.entries()) samples[k].push(expectStatus(await get(url(i)), url(i), [200]).ms);
   }
-  return samples.map((urlSamples, k) => ({ path: new URL(urls[k](0)).pathname + new URL(urls[k](0)).search, ...summary(urlSamples) }));
+  return samples.map((urlSamples, k) => {
+    const { pathname, search } = new URL(urls[k](0));
+    return { path: pathname + search, ...summary(urlSamples) };
+  });
 }
 
 /** How many samples, and their p50, p99 and mean. */
@@ -485,8 +488,17 @@ async function benchCatalog(database, n, plan, archive) {
     // The last full page: the catalog's very last page is short (70 nodes of 970 at 1,000, 100 of 48,500 at
     // 50,000), and comparing 70 nodes' page with 100 nodes' made the deepest page seem to grow with the catalog.
     const lastPage = Math.max(1, Math.floor(total / PAGE));
-    const common = await getJson(`${base}/nodes?search=${COMMON_TERM}&limit=${PAGE}`);
-    const rare = await getJson(`${base}/nodes?search=${RARE_TERM}&limit=${PAGE}`);
+    // Paths by route, for the figures measured alone and again in turn (see measureAlternating, measureGrowthInTurn).
+    const paths = {
+      firstPage: () => `/nodes?page=1&limit=${PAGE}`,
+      lastPage: () => `/nodes?page=${lastPage}&limit=${PAGE}`,
+      searchCommon: () => `/nodes?search=${COMMON_TERM}&limit=${PAGE}`,
+      searchRare: () => `/nodes?search=${RARE_TERM}&limit=${PAGE}`,
+      node: (i) => `/nodes/${sample[i % sample.length]}`,
+      page1000: () => `/nodes?page=1&limit=${BIG_PAGE}`,
+    };
+    const common = await getJson(`${base}${paths.searchCommon()}`);
+    const rare = await getJson(`${base}${paths.searchRare()}`);
     checks.totals = {
       listed: total,
       expectedListed: catalog.expected.active,
@@ -497,31 +509,26 @@ async function benchCatalog(database, n, plan, archive) {
     };
 
     const routes = {};
-    routes.firstPage = await measure(base, () => `/nodes?page=1&limit=${PAGE}`, plan);
-    routes.lastPage = await measure(base, () => `/nodes?page=${lastPage}&limit=${PAGE}`, plan);
+    routes.firstPage = await measure(base, paths.firstPage, plan);
+    routes.lastPage = await measure(base, paths.lastPage, plan);
     // Pages past the middle may be walked from the end of the catalog: the middle page is then the deepest walk.
     routes.middlePage = await measure(base, () => `/nodes?page=${Math.ceil(lastPage / 2)}&limit=${PAGE}`, plan);
-    routes.searchCommon = await measure(base, () => `/nodes?search=${COMMON_TERM}&limit=${PAGE}`, plan);
+    routes.searchCommon = await measure(base, paths.searchCommon, plan);
     // The same search with its matches read every time: the search generation raised before each request, as a
     // change to a searched field would (unmeasured), so the matches the service keeps per generation are never reused.
     const generation = await searchGenerationRaiser(database);
     try {
-      routes.searchCommonRecounted = await measure(base, () => `/nodes?search=${COMMON_TERM}&limit=${PAGE}`, plan, { before: generation.raise });
+      routes.searchCommonRecounted = await measure(base, paths.searchCommon, plan, { before: generation.raise });
     } finally {
       await generation.close();
     }
-    routes.searchRare = await measure(base, () => `/nodes?search=${RARE_TERM}&limit=${PAGE}`, plan);
-    routes.node = await measure(base, (i) => `/nodes/${sample[i % sample.length]}`, plan);
-    routes.page1000 = await measure(base, () => `/nodes?page=1&limit=${BIG_PAGE}`, plan);
-    routes.page1000Compressed = await measure(base, () => `/nodes?page=1&limit=${BIG_PAGE}`, plan, { headers: { 'Accept-Encoding': 'gzip, br' } });
+    routes.searchRare = await measure(base, paths.searchRare, plan);
+    routes.node = await measure(base, paths.node, plan);
+    routes.page1000 = await measure(base, paths.page1000, plan);
+    routes.page1000Compressed = await measure(base, paths.page1000, plan, { headers: { 'Accept-Encoding': 'gzip, br' } });
     // What the targets that compare a page with a single GET or with the first page take: the four in turn (see measureAlternating).
     const [alternatingPage, alternatingLastPage, alternatingNode, alternatingPage1000] = await measureAlternating(
-      [
-        () => `${base}/nodes?page=1&limit=${PAGE}`,
-        () => `${base}/nodes?page=${lastPage}&limit=${PAGE}`,
-        (i) => `${base}/nodes/${sample[i % sample.length]}`,
-        () => `${base}/nodes?page=1&limit=${BIG_PAGE}`,
-      ],
+      [paths.firstPage, paths.lastPage, paths.node, paths.page1000].map((path) => (i) => `${base}${path(i)}`),
       plan,
     );
     const costs = { firstPage: alternatingPage, lastPage: alternatingLastPage, node: alternatingNode, page1000: alternatingPage1000 };
@@ -594,17 +601,8 @@ async function benchCatalog(database, n, plan, archive) {
     routes.sync = await measure(base, () => syncPath, plan);
     const sync = { touched: touched.length, returned: syncReply.json.total, p50Ms: routes.sync.p50Ms };
 
-    // The paths of the growth targets' routes at this size, for growthInTurn.
-    const growthPaths = {
-      firstPage: () => `/nodes?page=1&limit=${PAGE}`,
-      lastPage: () => `/nodes?page=${lastPage}&limit=${PAGE}`,
-      searchCommon: () => `/nodes?search=${COMMON_TERM}&limit=${PAGE}`,
-      searchRare: () => `/nodes?search=${RARE_TERM}&limit=${PAGE}`,
-      node: (i) => `/nodes/${sample[i % sample.length]}`,
-      sync: () => syncPath,
-    };
     const run = { n, seed, schema, coldStartMs: service.coldStartMs, routes, costs, checks, conditional, headers, sizes, crawl, sync };
-    return { run, growthPaths };
+    return { run, paths: { ...paths, sync: () => syncPath } };
   } finally {
     await stopService(service);
   }
@@ -711,7 +709,7 @@ async function measureGrowthInTurn(small, large, plan, archive) {
     for (const { database } of [small, large]) services.push(await startService(database.url, undefined, defaultAdapter(), { STORAGE_DIR: archive.dir }));
     const growth = {};
     for (const route of GROWTH_IN_TURN) {
-      const urls = [small, large].map(({ growthPaths }, k) => (i) => `${services[k].url}${growthPaths[route](i)}`);
+      const urls = [small, large].map(({ paths }, k) => (i) => `${services[k].url}${paths[route](i)}`);
       const [atSmall, atLarge] = await measureAlternating(urls, plan);
       growth[route] = { smallP50Ms: atSmall.p50Ms, largeP50Ms: atLarge.p50Ms, growth: round(atLarge.p50Ms / atSmall.p50Ms) };
     }

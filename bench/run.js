@@ -297,8 +297,9 @@ const MAX_WRITE_P50_OVER_BASELINE = 2;
 
 /** Each PostgreSQL write row of the default adapter, judged against those targets; printed, and kept in the results. */
 function writeTargets(rows) {
+  const adapter = defaultAdapter();
   const judged = rows
-    .filter((r) => r.database === 'postgres' && r.adapter === defaultAdapter() && WRITE_ROUTES.includes(r.route))
+    .filter((r) => r.database === 'postgres' && r.adapter === adapter && WRITE_ROUTES.includes(r.route))
     .map((r) => {
       const p50Ratio = +(r.service.p50Ms / r.baseline.p50Ms).toFixed(2);
       return { route: r.route, adapter: r.adapter, ratio: r.ratio, p50OverBaseline: p50Ratio, met: r.ratio >= MIN_WRITE_RATIO && p50Ratio <= MAX_WRITE_P50_OVER_BASELINE };
