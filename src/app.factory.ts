@@ -21,11 +21,10 @@ export interface CreateAppOptions {
  * main.ts, the OpenAPI script and the e2e tests all start from here.
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<INestApplication> {
-  // The adapter has to exist before Nest does, so it is read here (validated the same way as all configuration).
-  const environment = validateEnvironment(process.env);
-  const adapter = await createHttpAdapter(environment.HTTP_ADAPTER, environment.trustProxy);
+  // The adapter has to exist before Nest does, so TRUST_PROXY is read here (validated the same way as all configuration).
+  const adapter = createHttpAdapter(validateEnvironment(process.env).trustProxy);
   const app = await NestFactory.create(AppModule.forRoot(options.extensions), adapter, {
-    // Bodies are parsed by JsonBodyMiddleware so parser errors get the contract's error body.
+    // Bodies are read after authentication, with limits enforced as they stream in (see JsonBodyInterceptor).
     bodyParser: false,
     bufferLogs: true,
     abortOnError: false,
@@ -42,7 +41,5 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   applyCompression(app);
   setupSwagger(app);
   await app.init();
-  // Fastify serves requests (and supertest can reach it) only once its plugins are loaded.
-  await (app.getHttpAdapter().getInstance() as { ready?: () => PromiseLike<unknown> }).ready?.();
   return app;
 }

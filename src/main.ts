@@ -1,5 +1,4 @@
 import { createApp } from './app.factory';
-import { listenOnAllInterfaces } from './common/http/http-adapter';
 import { AppLogger } from './common/logging/app-logger';
 import { appConfig, AppConfig } from './config/config.module';
 import { turnOffAllocationSitePretenuring } from './v8-flags';
@@ -7,7 +6,7 @@ import { turnOffAllocationSitePretenuring } from './v8-flags';
 async function bootstrap(): Promise<void> {
   const app = await createApp();
   const port = app.get<AppConfig>(appConfig.KEY).PORT;
-  await listenOnAllInterfaces(app, port);
+  await app.listen(port);
   turnOffAllocationSitePretenuring();
   app.get(AppLogger).log(`listening on http://localhost:${port} (Swagger UI at /docs)`, 'Bootstrap');
 }

@@ -45,13 +45,13 @@ describe('CORS', () => {
       expect(allowed.headers['access-control-allow-headers']).toContain('Authorization');
       expect(allowed.headers['access-control-allow-methods']).toBe('GET,HEAD,PUT,PATCH,POST,DELETE');
       expect(allowed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-      // Errors raised before any route runs (here by the body parser) are readable cross-origin too.
+      // Errors raised before the handler runs (here by the access guard, before the body is read) are readable cross-origin too.
       const malformed = await t.http
         .post('/publishers')
         .set('Origin', 'https://app.example.com')
         .set('Content-Type', 'application/json')
         .send('{bad')
-        .expect(400);
+        .expect(401);
       expect(malformed.headers['access-control-allow-origin']).toBe('https://app.example.com');
       expect(malformed.headers['content-security-policy']).toContain("default-src 'none'");
       const refused = await t.http.get('/nodes').set('Origin', 'https://evil.example.com').expect(200);

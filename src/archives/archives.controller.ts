@@ -1,8 +1,9 @@
 import { Controller, Get, HttpException, HttpStatus, Logger, NotFoundException, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { ErrorResponseDto } from '../common/errors/error-response.dto';
-import { HttpReply, HttpRequest, nodeResponse, takeOverResponse } from '../common/http/http-request';
+import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { planDownload } from './archive-download';
 import { ArchivesService } from './archives.service';
@@ -49,15 +50,14 @@ export class ArchivesController {
     headers: { 'Content-Range': { description: '`bytes */size`', schema: { type: 'string' } } },
   })
   @ApiErrors(404)
-  async download(@Param('sha256') sha256: string, @Req() req: HttpRequest, @Res() res: HttpReply): Promise<void> {
+  async download(@Param('sha256') sha256: string, @Req() req: HttpRequest, @Res() response: ServerResponse): Promise<void> {
     const archive = await this.archives.find(sha256);
     if (!archive) throw new NotFoundException('archive not found');
     const reply = planDownload(archive, req.method, req.headers);
     if (reply.status === 416) {
-      nodeResponse(res).setHeader('Content-Range', reply.headers['Content-Range']);
+      response.setHeader('Content-Range', reply.headers['Content-Range']);
       throw new HttpException(`range not satisfiable: the archive is ${archive.size} bytes`, HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE);
     }
-    const response = takeOverResponse(res);
     response.writeHead(reply.status, reply.headers);
     if (reply.status === 304 || req.method === 'HEAD') {
       response.end();

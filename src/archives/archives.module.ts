@@ -9,7 +9,7 @@ import { FilesystemArchiveStorage } from './filesystem-archive-storage';
 /**
  * Content-addressed archive storage and the download route. Features that
  * take uploads import this module, declare their upload route raw
- * (RawBodyRoutes) and call ArchivesService.receive(); see docs/extending.md.
+ * (`@RawBody()`) and call ArchivesService.receive(); see docs/extending.md.
  */
 @Module({
   imports: [ConfigModule.forFeature(archivesConfig)],

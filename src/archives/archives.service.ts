@@ -2,7 +2,6 @@ import { BadRequestException, Inject, Injectable, PayloadTooLargeException } fro
 import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import typeIs from 'type-is';
-import { nodeRequest } from '../common/http/http-request';
 import { appConfig, AppConfig } from '../config/config.module';
 import { ByteRange } from './archive-download';
 import { ArchiveStorage, ArchiveTooLargeError, NotAZipError, SHA256_HEX, StoredArchive } from './archive-storage';
@@ -21,14 +20,12 @@ export class ArchivesService {
 
   /**
    * Reads an archive upload from a raw-body route's request (see
-   * RawBodyRoutes; Express's request or Fastify's, or Node's own). The
-   * Content-Type must name a zip and the body must be one, at most
+   * `@RawBody()`). The Content-Type must name a zip and the body must be one, at most
    * ARCHIVE_MAX_BYTES: a declared Content-Length over it is refused before
    * anything is read, a body that grows past it as soon as it does. Every
    * refusal is an HttpException (400, 413) and stores nothing.
    */
-  async receive(request: IncomingMessage | { raw: IncomingMessage }): Promise<StoredArchive> {
-    const req = nodeRequest(request);
+  async receive(req: IncomingMessage): Promise<StoredArchive> {
     if (!typeIs.is(req.headers['content-type'] ?? '', ARCHIVE_TYPES)) {
       throw new BadRequestException('request body must be application/zip');
     }

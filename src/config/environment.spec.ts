@@ -6,13 +6,11 @@ describe('validateEnvironment', () => {
     expect(env.PORT).toBe(3000);
     expect(env.LOG_LEVEL).toBe('info');
     expect(env.database.type).toBe('sqlite');
-    expect(env.HTTP_ADAPTER).toBe('fastify');
   });
 
   it('names the variable that is wrong', () => {
     expect(() => validateEnvironment({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => validateEnvironment({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
-    expect(() => validateEnvironment({ HTTP_ADAPTER: 'koa' })).toThrow(/HTTP_ADAPTER/);
     expect(() => validateEnvironment({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
     expect(() => validateEnvironment({ PUBLIC_BASE_URL: 'ftp://registry.example.com' })).toThrow(/PUBLIC_BASE_URL/);
     expect(() => validateEnvironment({ TRUST_PROXY: '10.0.0.0/8, proxy.internal' })).toThrow(/TRUST_PROXY/);

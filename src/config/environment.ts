@@ -3,10 +3,6 @@ import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSy
 import { ProxyTrust, parseTrustProxy } from '../common/http/trust-proxy';
 import { DatabaseTarget, parseDatabaseUrl } from '../database/database-url';
 
-/** The HTTP layer under Nest: Express (the default) or Fastify (opt-in, for throughput). */
-export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
-export type HttpAdapterKind = (typeof HTTP_ADAPTERS)[number];
-
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -57,11 +53,6 @@ export class Environment {
   @Min(0)
   @Max(65535)
   PORT = 3000;
-
-  /** Fastify unless set: see createHttpAdapter. */
-  @IsOptional()
-  @IsIn(HTTP_ADAPTERS)
-  HTTP_ADAPTER: HttpAdapterKind = 'fastify';
 
   /** Unset: SQLite file ./data/registry.db. Otherwise sqlite:<path>, sqlite::memory: or postgres://... */
   @IsOptional()
@@ -136,7 +127,7 @@ export class Environment {
   /** Parsed form of DATABASE_URL. */
   database!: DatabaseTarget;
 
-  /** Compiled form of TRUST_PROXY, for rate limits and request logs on either adapter. */
+  /** Compiled form of TRUST_PROXY, for Express's `trust proxy`, rate limits and request logs. */
   trustProxy!: ProxyTrust;
 }
 

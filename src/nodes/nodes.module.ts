@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { ArchivesModule } from '../archives/archives.module';
-import { RawBodyRoutes } from '../common/http/raw-body-routes';
 import { PublishersModule } from '../publishers/publishers.module';
 import { UsersModule } from '../users/users.module';
 import { DownloadCounter } from './download-counter';
@@ -8,8 +7,8 @@ import { NodePublishingService } from './node-publishing.service';
 import { NodesController } from './nodes.controller';
 import { NodesRepository } from './nodes.repository';
 import { NodesService } from './nodes.service';
-import { ARCHIVE_UPLOAD_ROUTE, PublisherNodesController } from './publisher-nodes.controller';
-import { UPLOAD_ROUTE, UploadUrls } from './upload-urls';
+import { PublisherNodesController } from './publisher-nodes.controller';
+import { UploadUrls } from './upload-urls';
 import { UploadsController } from './uploads.controller';
 
 @Module({
@@ -18,10 +17,4 @@ import { UploadsController } from './uploads.controller';
   providers: [NodesService, NodesRepository, DownloadCounter, NodePublishingService, UploadUrls],
   exports: [NodesService],
 })
-export class NodesModule {
-  constructor(rawBodyRoutes: RawBodyRoutes) {
-    // Archive uploads: their handlers stream the zip to storage themselves.
-    rawBodyRoutes.allow('PUT', `/${UPLOAD_ROUTE}`);
-    rawBodyRoutes.allow('PUT', ARCHIVE_UPLOAD_ROUTE);
-  }
-}
+export class NodesModule {}

@@ -1,8 +1,10 @@
 import { Body, Controller, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
+import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
-import { AdapterRequest, HttpRequest, nodeRequest, requestOrigin } from '../common/http/http-request';
+import { HttpRequest, requestOrigin } from '../common/http/http-request';
+import { RawBody } from '../common/http/json-body-limits';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { CreateNodeDto, NodeDto, UpdateNodeDto } from './dto/node.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
@@ -10,9 +12,6 @@ import { PublishedNodeVersionDto, PublishNodeVersionDto } from './dto/publish.dt
 import { NodePublishingService } from './node-publishing.service';
 import { NodesService } from './nodes.service';
 import { PublishBodyPipe } from './publish-body.pipe';
-
-/** A member's archive upload: a raw zip body (see NodesModule). */
-export const ARCHIVE_UPLOAD_ROUTE = '/publishers/:publisherId/nodes/:nodeId/versions/:versionId/archive';
 
 /** An archive body, as Swagger UI should offer it (a file). */
 const ZIP_BODY = { schema: { type: 'string', format: 'binary' } } as const;
@@ -115,6 +114,8 @@ export class PublisherNodesController {
 
   /** Upload (or replace) a version's archive; a pending version becomes active. */
   @Put(':nodeId/versions/:versionId/archive')
+  // The zip streams to storage as it arrives (ArchivesService.receive).
+  @RawBody()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({
@@ -131,9 +132,8 @@ export class PublisherNodesController {
     @Param('publisherId') publisherId: string,
     @Param('nodeId') nodeId: string,
     @Param('versionId') versionId: string,
-    @Req() req: AdapterRequest,
+    @Req() req: IncomingMessage,
   ): Promise<NodeVersionDto> {
-    const raw = nodeRequest(req);
-    return this.publishing.uploadAsMember(caller, publisherId, nodeId, versionId, raw, requestOrigin(raw));
+    return this.publishing.uploadAsMember(caller, publisherId, nodeId, versionId, req, requestOrigin(req));
   }
 }

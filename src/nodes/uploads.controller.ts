@@ -1,6 +1,8 @@
 import { Controller, HttpCode, Param, Put, Query, Req } from '@nestjs/common';
+import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AdapterRequest, nodeRequest, requestOrigin } from '../common/http/http-request';
+import { requestOrigin } from '../common/http/http-request';
+import { RawBody } from '../common/http/json-body-limits';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { NodeVersionDto } from './dto/node-version.dto';
 import { NodePublishingService } from './node-publishing.service';
@@ -17,6 +19,8 @@ export class UploadsController {
 
   /** Upload a pending version's archive to the signed URL its publish returned. */
   @Put(UPLOAD_ROUTE)
+  // The zip streams to storage as it arrives (ArchivesService.receive).
+  @RawBody()
   @HttpCode(200)
   @ApiOperation({
     description:
@@ -33,9 +37,8 @@ export class UploadsController {
     @Param('versionId') versionId: string,
     @Query('expires') expires: unknown,
     @Query('signature') signature: unknown,
-    @Req() req: AdapterRequest,
+    @Req() req: IncomingMessage,
   ): Promise<NodeVersionDto> {
-    const raw = nodeRequest(req);
-    return this.publishing.uploadSigned(versionId, { expires, signature }, raw, requestOrigin(raw));
+    return this.publishing.uploadSigned(versionId, { expires, signature }, req, requestOrigin(req));
   }
 }

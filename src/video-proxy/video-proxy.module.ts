@@ -1,12 +1,10 @@
 import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { BodySizeLimits } from '../common/http/body-size-limits';
-import { RawBodyRoutes } from '../common/http/raw-body-routes';
 import { UsersModule } from '../users/users.module';
 import { CallbackDeliveryWorker } from './callbacks/callback-delivery.worker';
 import { CallbackOutbox } from './callbacks/callback-outbox';
-import { UPSTREAM_CALLBACK_PATH, UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
+import { UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
 import { UpstreamCallbacksController } from './callbacks/upstream-callbacks.controller';
 import { UpstreamCallbacksService } from './callbacks/upstream-callbacks.service';
 import { IdempotencyService } from './idempotency.service';
@@ -16,7 +14,6 @@ import { VideoTasksService } from './video-tasks.service';
 import { upstreamHttpOptions } from './upstream/upstream-http';
 import { UpstreamTarget } from './upstream/upstream-target';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
-import { VIDEO_BODY_LIMIT } from './video-body-limit';
 import { videoConfig } from './video.config';
 import { VideoProxyController } from './video-proxy.controller';
 import { VideoProxyService } from './video-proxy.service';
@@ -41,10 +38,4 @@ import { VideoTasksRepository } from './video-tasks.repository';
   ],
   exports: [UpstreamTarget],
 })
-export class VideoProxyModule {
-  constructor(limits: BodySizeLimits, rawRoutes: RawBodyRoutes) {
-    limits.allow('/proxy/video/reference2video', VIDEO_BODY_LIMIT);
-    // Upstream callbacks are read only once their signature holds (UpstreamCallbacksService).
-    rawRoutes.allow('POST', UPSTREAM_CALLBACK_PATH);
-  }
-}
+export class VideoProxyModule {}

@@ -1,7 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
-import { nodeRequest, nodeResponse } from '../http/http-request';
 import { requestIdOf } from '../http/request-id';
 import { ErrorResponseDto } from './error-response.dto';
 import { TooManyRequestsException } from './too-many-requests.exception';
@@ -20,22 +19,9 @@ export function rawErrorReply(status: number, message: string, requestId: string
   };
 }
 
-/** A client error raised by Fastify itself (its errors carry `FST_` codes and a status). */
-function isFastifyClientError(error: unknown): error is Error & { statusCode: number } {
-  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown };
-  return (
-    error instanceof Error &&
-    typeof code === 'string' &&
-    code.startsWith('FST_') &&
-    typeof statusCode === 'number' &&
-    statusCode >= 400 &&
-    statusCode < 500
-  );
-}
-
 /**
  * Turns anything thrown anywhere (guard, pipe, middleware, unknown route,
- * service, crash) into the contract's error body, on either HTTP adapter.
+ * service, crash) into the contract's error body.
  * Unexpected errors become a bare 500: their details go to the log, never to
  * the client.
  */
@@ -47,9 +33,8 @@ export class HttpErrorFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = nodeRequest(http.getRequest<IncomingMessage | { raw: IncomingMessage }>());
-    const reply = http.getResponse<ServerResponse | { raw: ServerResponse }>();
-    const response = nodeResponse(reply);
+    const request = http.getRequest<IncomingMessage>();
+    const response = http.getResponse<ServerResponse>();
     const requestId = requestIdOf(request, response);
     const { status, message } = this.describe(exception);
 
@@ -65,13 +50,10 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (exception instanceof TooManyRequestsException) {
       response.setHeader('Retry-After', String(exception.retryAfterSeconds));
     }
-    this.adapterHost.httpAdapter.reply(reply, errorBody(status, message, requestId), status);
+    this.adapterHost.httpAdapter.reply(response, errorBody(status, message, requestId), status);
   }
 
   private describe(exception: unknown): { status: number; message: string } {
-    if (isFastifyClientError(exception)) {
-      return { status: exception.statusCode, message: exception.message };
-    }
     if (!(exception instanceof HttpException)) {
       return { status: HttpStatus.INTERNAL_SERVER_ERROR, message: 'internal server error' };
     }

@@ -25,11 +25,11 @@ const logger = new Logger('HttpServer');
  * Requests Node refuses before or while handing them to the framework (a URL
  * or headers over its size limit, a malformed request line or chunked body, a
  * client too slow to send its request) get the contract's error body and an
- * X-Request-Id too, on both adapters: Node's own answer has no body,
- * Fastify's another shape. One warn line is logged per refusal.
+ * X-Request-Id too: Node's own answer has no body. One warn line is logged
+ * per refusal.
  */
 export function answerClientErrorsInErrorShape(server: Server): void {
-  // Node's default answer, or Fastify's handler: this one replaces it.
+  // Node's default answer: this one replaces it.
   server.removeAllListeners('clientError');
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;

@@ -14,22 +14,20 @@ import etag from 'etag';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Observable, tap } from 'rxjs';
 import { appConfig, AppConfig } from '../../config/config.module';
-import { nodeRequest, nodeResponse } from './http-request';
 
 /** Replies smaller than this are sent as they are: compressing them costs more than it saves (CONTRACT §7). */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
 /**
- * gzip or br for every reply of 1 KiB or more whose client accepts it, on
- * both adapters: the `compression` middleware works on Node's response, so
- * Express and Fastify replies go through the same code. Brotli at the
- * library's default quality (4), which costs about what gzip does.
+ * gzip or br for every reply of 1 KiB or more whose client accepts it.
+ * Brotli at the library's default quality (4), which costs about what gzip
+ * does.
  */
 export function applyCompression(app: INestApplication): void {
   app.use(compression({ threshold: COMPRESSION_THRESHOLD_BYTES }));
 }
 
-/** The ETag of a reply body: Express's own (weak, from the `etag` package), so both adapters send the same tags. */
+/** The ETag of a reply body: weak, from the `etag` package, as Express makes it by default. */
 export function replyEtag(body: string | Buffer): string {
   return etag(body, { weak: true });
 }
@@ -40,7 +38,7 @@ export function replyEtag(body: string | Buffer): string {
  * caller's own client, since what it sees may depend on who it is
  * (GET /publishers/{id} shows members' e-mails to members). `Vary:
  * Authorization` keeps a shared cache from answering a token holder with the
- * anonymous copy. ETags and 304s come from the adapter (see http-adapter.ts).
+ * anonymous copy. ETags and 304s come from Express (see http-adapter.ts).
  */
 @Injectable()
 export class PublicReadCacheInterceptor implements NestInterceptor {
@@ -52,8 +50,8 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
-    const request = nodeRequest(http.getRequest<IncomingMessage | { raw: IncomingMessage }>());
-    const response = nodeResponse(http.getResponse<ServerResponse | { raw: ServerResponse }>());
+    const request = http.getRequest<IncomingMessage>();
+    const response = http.getResponse<ServerResponse>();
     // Only once the handler succeeded: an error (a 404 for a node published a moment later) must not be cached.
     return next.handle().pipe(
       tap(() => {

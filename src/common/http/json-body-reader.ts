@@ -1,68 +1,118 @@
-import { BadRequestException, HttpException, Injectable, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
-import { json } from 'body-parser';
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import contentType from 'content-type';
+import { IncomingMessage } from 'node:http';
+import { finished, Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import typeIs from 'type-is';
-
-interface BodyParserError {
-  type?: string;
-  status?: number;
-  message?: string;
-}
-
-/** The body parser's failures, as exceptions the global filter renders in the contract's shape. */
-function toHttpException(error: BodyParserError, limit: string): HttpException {
-  switch (error.type) {
-    case 'entity.parse.failed':
-      return new BadRequestException('request body is not valid JSON');
-    case 'entity.too.large':
-      return new PayloadTooLargeException(`request body is larger than ${limit}`);
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new UnsupportedMediaTypeException(error.message ?? 'unsupported body encoding');
-    default:
-      return new HttpException(error.message ?? 'invalid request body', error.status ?? 400);
-  }
-}
+import { JsonBodyLimits, MIB } from './json-body-limits';
+import { JsonLimitExceededError, JsonStructureLimiter, MalformedJsonError } from './json-structure';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * Compressed bodies are inflated as they arrive, and every limit counts the
+ * inflated bytes as they are produced: a small compressed body that inflates
+ * past its route's byte limit is refused at that point, never held whole.
+ */
+const DECODERS: Record<string, (() => Transform) | undefined> = {
+  identity: undefined,
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
 
 export function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/**
- * Reads and parses a JSON request body with the rules and messages every
- * route shares (415 for another content type, 413 over `limit`, 400 for
- * malformed JSON). JsonBodyMiddleware reads every body with it; a raw-body
- * route that must check something before reading (the upstream callback's
- * signature) reads its own with it afterwards.
- */
-@Injectable()
-export class JsonBodyReader {
-  private readonly parsers = new Map<string, ReturnType<typeof json>>();
+function describeBytes(bytes: number): string {
+  return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
+}
 
-  /** The parsed body (undefined when there is none); also left on `req.body`, where the adapters look for it. */
-  async read(req: IncomingMessage, limit: string): Promise<unknown> {
-    if (!hasBody(req)) return undefined;
-    if (!typeIs(req, JSON_TYPES)) {
-      throw new UnsupportedMediaTypeException('request body must be application/json');
-    }
-    await new Promise<void>((resolve, reject) => {
-      // body-parser never writes to the response; it only wants one in its signature.
-      void this.parserFor(limit)(req, undefined as unknown as ServerResponse, (error?: unknown) =>
-        error ? reject(toHttpException(error, limit)) : resolve(),
-      );
-    });
-    return (req as IncomingMessage & { body?: unknown }).body;
+/** 415 unless the body is JSON in UTF-8 (the only charset JSON allows on the wire, RFC 8259 §8.1). */
+function assertJson(req: IncomingMessage): void {
+  if (!typeIs(req, JSON_TYPES)) {
+    throw new UnsupportedMediaTypeException('request body must be application/json');
   }
+  const charset = contentType.parse(req).parameters.charset?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new UnsupportedMediaTypeException(`unsupported charset "${charset}": request bodies are UTF-8`);
+  }
+}
 
-  private parserFor(limit: string): ReturnType<typeof json> {
-    let parser = this.parsers.get(limit);
-    if (!parser) {
-      parser = json({ limit, strict: true });
-      this.parsers.set(limit, parser);
+function decoderFor(req: IncomingMessage): Transform | undefined {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (!(encoding in DECODERS)) {
+    throw new UnsupportedMediaTypeException(`unsupported content encoding "${encoding}" (gzip, deflate, br or none)`);
+  }
+  return DECODERS[encoding]?.();
+}
+
+/**
+ * Stops reading a refused body. Node reads and discards a body nobody read,
+ * but not one read in part: the rest is drained here (bounded by the
+ * server's request timeout), so the client gets the error reply rather than
+ * a reset connection, and the connection stays usable.
+ */
+function stopReading(req: IncomingMessage, decoder: Transform | undefined): void {
+  if (decoder) {
+    req.unpipe(decoder);
+    decoder.destroy();
+  }
+  if (!req.complete) req.resume();
+}
+
+function toHttpException(error: unknown, req: IncomingMessage): unknown {
+  if (error instanceof JsonLimitExceededError) return new PayloadTooLargeException(error.message);
+  if (error instanceof MalformedJsonError) return new BadRequestException(error.message);
+  // The client went away mid-body: nobody reads this reply, and the request log records the abort.
+  if (req.destroyed && !req.complete) return new BadRequestException('the request body ended before it was complete');
+  if ((error as NodeJS.ErrnoException).code?.startsWith('Z_')) return new BadRequestException('the request body could not be decompressed');
+  return error;
+}
+
+/**
+ * Reads a JSON request body within `limits` (see JsonBodyLimits): 415 for
+ * another content type, charset or encoding, 413 as soon as the body crosses
+ * a limit (a declared Content-Length over the byte limit before anything is
+ * read), 400 for malformed JSON. The value is parsed by JSON.parse only once
+ * the whole text has passed every check. Undefined when there is no body.
+ */
+export async function readJsonBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<unknown> {
+  if (!hasBody(req)) return undefined;
+  assertJson(req);
+  const decoder = decoderFor(req);
+  const tooLarge = new JsonLimitExceededError(`request body is larger than ${describeBytes(limits.maxBytes)}`);
+  if (!decoder && Number(req.headers['content-length'] ?? 0) > limits.maxBytes) {
+    throw new PayloadTooLargeException(tooLarge.message);
+  }
+  let source: Readable = req;
+  if (decoder) {
+    source = req.pipe(decoder);
+    // pipe() does not pass a client's abort on; without this the decoder would wait for more forever.
+    finished(req, (error) => error && decoder.destroy(error));
+  }
+  const limiter = new JsonStructureLimiter(limits);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    // Not destroyed when refused: for an HTTP request, that would reset the connection before the error reply goes out.
+    for await (const chunk of source.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limits.maxBytes) throw tooLarge;
+      limiter.write(chunk);
+      chunks.push(chunk);
     }
-    return parser;
+    limiter.end();
+  } catch (error) {
+    stopReading(req, decoder);
+    throw toHttpException(error, req);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks, size).toString('utf8'));
+  } catch {
+    throw new BadRequestException(new MalformedJsonError().message);
   }
 }

@@ -11,9 +11,8 @@ const TRUST_NONE: ProxyTrust = () => false;
  * TRUST_PROXY with Express's `trust proxy` semantics: a hop count (that many
  * proxies in front, whatever their addresses), or a comma-separated list of
  * addresses, CIDRs and the names `loopback`, `linklocal` and `uniquelocal`.
- * Compiled once into the function both adapters are given (Express's
- * `trust proxy` setting and Fastify's `trustProxy` option both accept it),
- * so they cannot read the same value differently. `true` (trust every hop)
+ * Compiled once into the function Express's `trust proxy` setting and the
+ * request log both use, so they cannot read the same value differently. `true` (trust every hop)
  * is not offered: it lets any client name its own address. Throws on an
  * address proxy-addr cannot parse.
  */
@@ -32,8 +31,8 @@ export function parseTrustProxy(value: string | undefined): ProxyTrust {
 
 /**
  * The client's address: the socket's peer, or, through trusted proxies, the
- * nearest untrusted address in X-Forwarded-For. The same rule as `req.ip` on
- * both adapters, for code that holds Node's own request (middleware on Fastify).
+ * nearest untrusted address in X-Forwarded-For: the same rule as Express's
+ * `req.ip`, for code that holds Node's own request.
  */
 export function clientAddress(req: IncomingMessage, trust: ProxyTrust): string {
   return proxyaddr(req, trust);

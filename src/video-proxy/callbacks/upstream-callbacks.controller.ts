@@ -1,6 +1,8 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdapterRequest, HttpRequest, nodeRequest } from '../../common/http/http-request';
+import { HttpRequest } from '../../common/http/http-request';
+import { RawBody } from '../../common/http/json-body-limits';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
 import { UpstreamCallbacksService } from './upstream-callbacks.service';
 import { Public } from '../../auth/authenticated.decorator';
@@ -15,6 +17,8 @@ export class UpstreamCallbacksController {
   /** Task status updates from the upstream video service (not for clients). */
   @Post('upstream')
   @HttpCode(204)
+  // Read by the service once the signature holds.
+  @RawBody()
   @ApiOperation({
     description:
       'Signed by the upstream: `Date`, `x-request-nonce`, `X-HMAC-ALGORITHM: hmac-sha256`, `X-HMAC-ACCESS-KEY`, ' +
@@ -26,7 +30,7 @@ export class UpstreamCallbacksController {
   @ApiHeader({ name: 'X-HMAC-SIGNATURE', required: true })
   @ApiBody({ schema: { type: 'object' } })
   @ApiErrors(400, 401, 413, 415, 429)
-  receive(@Req() req: HttpRequest & AdapterRequest): Promise<void> {
+  receive(@Req() req: HttpRequest & IncomingMessage): Promise<void> {
     return this.callbacks.receive({
       method: req.method,
       query: Object.fromEntries(
@@ -35,7 +39,7 @@ export class UpstreamCallbacksController {
       headers: Object.fromEntries(
         Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]),
       ),
-      body: nodeRequest(req),
+      body: req,
     });
   }
 }

@@ -1,13 +1,13 @@
 import { BadRequestException, ConflictException, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
 import { IncomingMessage } from 'node:http';
 import { LessThan } from 'typeorm';
-import { JsonBodyReader } from '../../common/http/json-body-reader';
+import { readJsonBody } from '../../common/http/json-body-reader';
 import { findUnsafeInput } from '../../common/validation/validation.pipe';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { UpstreamNonceEntity } from '../entities/upstream-nonce.entity';
 import { parseTaskStatus } from '../upstream/upstream-protocol';
 import { UpstreamTarget } from '../upstream/upstream-target';
-import { VIDEO_BODY_LIMIT } from '../video-body-limit';
+import { VIDEO_BODY_LIMITS } from '../video-body-limit';
 import { VideoTasksService } from '../video-tasks.service';
 import { MAX_CLOCK_SKEW_MS, verifyUpstreamSignature } from './upstream-signature';
 import { UpstreamCallbackUrl } from './upstream-callback-url';
@@ -32,7 +32,6 @@ export class UpstreamCallbacksService {
     private readonly callbackUrl: UpstreamCallbackUrl,
     private readonly tasks: VideoTasksService,
     private readonly tx: TransactionRunner,
-    private readonly bodies: JsonBodyReader,
   ) {}
 
   /**
@@ -57,7 +56,7 @@ export class UpstreamCallbacksService {
       throw new UnauthorizedException(`upstream callback refused: ${problem}`);
     }
     await this.rememberNonce(callback.headers['x-request-nonce'] ?? '');
-    const body = await this.bodies.read(callback.body, VIDEO_BODY_LIMIT);
+    const body = await readJsonBody(callback.body, VIDEO_BODY_LIMITS);
     const unsafe = findUnsafeInput(body, '');
     if (unsafe) {
       throw new BadRequestException(unsafe);

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
+import { expectErrorBody } from './support/error-body';
+import { FakeUpstream } from './support/fake-upstream';
+import { announceBody, sendBody } from './support/raw-http';
+import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { TestApp, TestUser } from './support/test-app';
+
+const CALLBACK_PATH = '/proxy/video/callbacks/upstream';
+const VIDEO_PATH = '/proxy/video/reference2video';
+/** Far above any real reply time here; the real figures are the bench's (bench/README.md). */
+const GENEROUS_MS = 3000;
+
+/** `{"prompt": [[], [], …]}`: `count` empty arrays in one field, the cheapest way to make millions of values. */
+function emptyArrays(count: number): string {
+  return `{"prompt":[${'[],'.repeat(count - 1)}[]]}`;
+}
+
+interface Attack {
+  name: string;
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+const ATTACKS: Attack[] = [
+  { name: '4M empty arrays (12 MB)', body: Buffer.from(emptyArrays(4_000_000)), headers: { 'Content-Type': 'application/json' } },
+  {
+    name: '10M empty arrays gzip-compressed (30 MB inflated)',
+    body: gzipSync(emptyArrays(10_000_000), { level: 9 }),
+    headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+  },
+];
+
+describe('Request bodies: the token before the body, limits while it streams in', () => {
+  let upstream: FakeUpstream;
+  let t: TestApp;
+  let user: TestUser;
+  let f: PublisherFixture;
+
+  beforeAll(async () => {
+    upstream = await FakeUpstream.start();
+    t = await TestApp.start({ VIDEO_UPSTREAM_URL: upstream.url, VIDEO_UPSTREAM_API_KEY: upstream.apiKey, PUBLIC_BASE_URL: 'https://registry.example.com' });
+    // No credits: the limits hold before any rule about balances.
+    user = await t.createUser();
+    f = await createPublisherWithNode(t);
+  });
+  afterAll(async () => {
+    await t.close();
+    await upstream.close();
+  });
+
+  const signed = (): Record<string, string> =>
+    signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID(), new Date());
+
+  /** Every route that takes a JSON body; `credential` is what lets a caller in, `anonymous` the status without it. */
+  const routes = () => [
+    { name: 'video create', method: 'POST', path: VIDEO_PATH, credential: user.auth, anonymous: 401 },
+    { name: 'node PUT', method: 'PUT', path: `/publishers/${f.publisherId}/nodes/${f.nodeId}`, credential: f.owner.auth, anonymous: 401 },
+    // The CLI's form of this route carries its token in the body, so an anonymous body is read, within the default limits.
+    { name: 'version publish', method: 'POST', path: `/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`, credential: f.owner.auth, anonymous: 413 },
+    { name: 'review', method: 'POST', path: `/nodes/${f.nodeId}/reviews?star=5`, credential: user.auth, anonymous: 401 },
+    { name: 'upstream callback', method: 'POST', path: CALLBACK_PATH, credential: signed(), anonymous: 401 },
+  ];
+
+  it.each(ATTACKS.flatMap((attack) => [true, false].map((withCredential) => [attack.name, withCredential, attack] as const)))(
+    '%s (credential: %s) is refused quickly on every route while /health/ready keeps answering, and changes nothing',
+    async (_name, withCredential, attack) => {
+      for (const route of routes()) {
+        const credential = withCredential ? (route.name === 'upstream callback' ? signed() : route.credential) : {};
+        const started = Date.now();
+        const refused = sendBody(t, route.method, route.path, { ...attack.headers, ...credential }, attack.body);
+        const health = t.http.get('/health/ready');
+        const [reply, ready] = await Promise.all([refused, health]);
+        const expected = withCredential ? 413 : route.anonymous;
+        expect({ route: route.name, status: reply.status }).toEqual({ route: route.name, status: expected });
+        expectErrorBody(reply.body, expected, expected === 413 ? 'Payload Too Large' : 'Unauthorized');
+        expect(Date.now() - started).toBeLessThan(GENEROUS_MS);
+        expect(ready.status).toBe(200);
+      }
+      expect(upstream.requests).toHaveLength(0);
+      const node = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      expect(node.body).toMatchObject({ name: 'A node', rating: 0 });
+      expect(node.body.latest_version).toBeUndefined();
+      expect((await t.http.get('/users/me').set(user.auth).expect(200)).body.credits).toBe(0);
+    },
+  );
+
+  it.each(['video create', 'node PUT', 'review'])('%s without a token is answered 401 before its body is sent', async (name) => {
+    const route = routes().find((candidate) => candidate.name === name)!;
+    const reply = await announceBody(t, { method: route.method, path: route.path, headers: {}, contentLength: 40 * 1024 * 1024, bodyStart: '{"prompt":[' });
+    expect(reply.status).toBe(401);
+    expect(reply.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('names the limit a body crossed: depth, values, elements of one array, bytes', async () => {
+    const path = `/publishers/${f.publisherId}/nodes/${f.nodeId}`;
+    const put = async (body: string | Buffer, headers: Record<string, string> = {}) =>
+      sendBody(t, 'PUT', path, { ...f.owner.auth, 'Content-Type': 'application/json', ...headers }, Buffer.from(body));
+    const refusal = async (body: string | Buffer, headers: Record<string, string> = {}) => {
+      const reply = await put(body, headers);
+      expectErrorBody(reply.body, 413, 'Payload Too Large');
+      return reply.body.message;
+    };
+    expect(await refusal(`{"translations":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`)).toBe(
+      'request body is nested more than 32 levels deep',
+    );
+    expect(await refusal(`{"tags":[${Array.from({ length: 1001 }, () => '"t"').join(',')}]}`)).toBe(
+      'request body has an array of more than 1000 elements',
+    );
+    const manyValues = `{"translations":{${Array.from({ length: 101 }, (_, i) => `"l${i}":{${Array.from({ length: 100 }, (__, j) => `"k${j}":"v"`).join(',')}}`).join(',')}}}`;
+    expect(await refusal(manyValues)).toBe('request body holds more than 10000 values');
+    // A compressed body's byte limit counts the inflated bytes.
+    const inflatesPastLimit = gzipSync(JSON.stringify({ description: 'd'.repeat(2 * 1024 * 1024) }));
+    expect(inflatesPastLimit.length).toBeLessThan(10_000);
+    expect(await refusal(inflatesPastLimit, { 'Content-Encoding': 'gzip' })).toBe(
+      'request body is larger than 1 MiB',
+    );
+    expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.tags).toEqual([]);
+  });
+
+  it('accepts a compressed body within the limits, and refuses an unknown or broken encoding', async () => {
+    const path = `/publishers/${f.publisherId}/nodes/${f.nodeId}`;
+    const put = async (body: Buffer, encoding: string) =>
+      sendBody(t, 'PUT', path, { ...f.owner.auth, 'Content-Type': 'application/json', 'Content-Encoding': encoding }, body);
+    expect((await put(gzipSync(JSON.stringify({ tags: ['compressed'] })), 'gzip')).status).toBe(200);
+    expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.tags).toEqual(['compressed']);
+    expectErrorBody((await put(Buffer.from('{}'), 'zstd')).body, 415, 'Unsupported Media Type');
+    expectErrorBody((await put(Buffer.from('not gzip at all'), 'gzip')).body, 400, 'Bad Request');
+    await t.http.put(path).set(f.owner.auth).send({ tags: [] }).expect(200);
+  });
+
+  it('still accepts a legitimate 40 MiB create (seven data-URI images and a 1 MiB payload), plain or compressed', async () => {
+    const payer = await t.createUser({ credits: 1000 });
+    const image = `data:image/png;base64,${'iVBORw0KGgo'.repeat(Math.floor((5.6 * 1024 * 1024) / 11))}`;
+    const body = JSON.stringify({ duration: 1, payload: 'p'.repeat(1_048_576), images: Array.from({ length: 7 }, () => image) });
+    expect(Buffer.byteLength(body)).toBeGreaterThan(40 * 1024 * 1024);
+    const plain = await sendBody(t, 'POST', VIDEO_PATH, { ...payer.auth, 'Content-Type': 'application/json' }, Buffer.from(body));
+    expect(plain.status).toBe(200);
+    expect(plain.body.images).toHaveLength(7);
+    const compressed = await sendBody(t, 'POST', VIDEO_PATH, { ...payer.auth, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, gzipSync(body));
+    expect(compressed.status).toBe(200);
+    expect(upstream.requests).toHaveLength(2);
+    expect((upstream.requests[1].body as { payload: string }).payload).toHaveLength(1_048_576);
+  });
+});
