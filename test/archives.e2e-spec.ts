@@ -12,9 +12,9 @@ import { ArchiveStorage } from '../src/archives/archive-storage';
 import { ArchivesModule } from '../src/archives/archives.module';
 import { ArchivesService } from '../src/archives/archives.service';
 import { Public } from '../src/auth/authenticated.decorator';
-import { RawBodyRoutes } from '../src/common/http/raw-body-routes';
+import { RawBody } from '../src/common/http/json-body-limits';
 import { TestApp } from './support/test-app';
-import { makeZip } from './support/zip';
+import { makeZip, unreadableZips } from './support/zip';
 import { filesUnder } from './support/files';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -217,6 +217,7 @@ class TestUploadsController {
   constructor(private readonly archives: ArchivesService) {}
 
   @Put('test-uploads/:name')
+  @RawBody()
   upload(@Req() req: IncomingMessage) {
     return this.archives.receive(req);
   }
@@ -228,11 +229,7 @@ class TestUploadsController {
 }
 
 @Module({ imports: [ArchivesModule], controllers: [TestUploadsController] })
-class TestUploadsModule {
-  constructor(rawRoutes: RawBodyRoutes) {
-    rawRoutes.allow('PUT', '/test-uploads/:name');
-  }
-}
+class TestUploadsModule {}
 
 describe('Archives: uploads through a raw-body route (ArchivesService.receive)', () => {
   const MAX = 4096;
@@ -257,6 +254,15 @@ describe('Archives: uploads through a raw-body route (ArchivesService.receive)',
         const res = await upload(zip, type).expect(400);
         expectErrorBody(res, 400, 'Bad Request');
         expect(res.body.message).toBe('request body must be application/zip');
+      }
+    });
+
+    it('400 for a body that starts like a zip but that a zip reader cannot read (CONTRACT §6)', async () => {
+      for (const [what, bytes] of Object.entries(unreadableZips())) {
+        const res = await upload(bytes).expect(400);
+        expectErrorBody(res, 400, 'Bad Request');
+        expect({ what, message: res.body.message }).toEqual({ what, message: expect.stringMatching(/^the archive is not a readable zip file: \S/) });
+        await t.http.get(`/archives/${sha256(bytes)}.zip`).expect(404);
       }
     });
 
@@ -336,12 +342,13 @@ describe('Archives: uploads through a raw-body route (ArchivesService.receive)',
     expect(reply).toEqual({ status: 200, body: { sha256: sha256(large), size: large.length } });
   });
 
-  it('other routes still parse JSON and refuse a zip with 415, also the raw route’s path with another method', async () => {
+  it('other routes still parse JSON and refuse a zip with 415; the raw route’s path with another method is no route', async () => {
     expect((await t.http.put('/test-json/a').send({ note: 'hi' }).expect(200)).body).toEqual({ note: 'hi' });
     expectErrorBody(await upload(zip, 'application/zip', '/test-json/a').expect(415), 415, 'Unsupported Media Type');
-    await t.http.post('/test-uploads/a').set('Content-Type', 'application/zip').send(zip).expect(415);
+    // Bodies are read by the route that takes them, so a request no route takes is a 404 whatever its body.
+    await t.http.post('/test-uploads/a').set('Content-Type', 'application/zip').send(zip).expect(404);
     // A parameter is one path segment.
-    await upload(zip, 'application/zip', '/test-uploads/a/b').expect(415);
+    await upload(zip, 'application/zip', '/test-uploads/a/b').expect(404);
   });
 
   it('downloadUrl: the origin given when PUBLIC_BASE_URL is unset', () => {

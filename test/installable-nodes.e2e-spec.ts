@@ -8,7 +8,7 @@ import { expectNoNulls } from './support/no-nulls';
 import { installNode, publishWithCli, syncCatalog } from './support/registry-clients';
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, unique } from './support/test-app';
-import { makeZip } from './support/zip';
+import { makeZip, unreadableZips } from './support/zip';
 import { filesUnder } from './support/files';
 
 
@@ -303,6 +303,39 @@ describe('Installable nodes: the public registry clients, unchanged (CONTRACT §
       expect(storedSince(before)).toHaveLength(1);
       expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.latest_version.version).toBe('1.0.0');
     });
+  });
+
+  describe('an upload that starts like a zip but no zip reader can read (CONTRACT §6)', () => {
+    it.each(Object.entries(unreadableZips()))(
+      '%s: 400 in the error shape at the signed URL and the member route, nothing stored, the version still pending and its URL still usable',
+      async (_, bytes) => {
+        const published = await cliPublish(f, '1.0.0').expect(201);
+        const signedUrl = new URL(published.body.signedUrl as string);
+        const path = `${signedUrl.pathname}${signedUrl.search}`;
+        const versionId = published.body.node_version.id as string;
+        const before = filesUnder(t.storageDir);
+
+        for (const upload of [
+          () => t.http.put(path).set('Content-Type', 'application/zip').send(bytes),
+          () => t.http.put(`${versionsUrl()}/1.0.0/archive`).set(f.member.auth).set('Content-Type', 'application/zip').send(bytes),
+        ]) {
+          const res = await upload().expect(400);
+          expect(res.body).toEqual({
+            statusCode: 400,
+            error: 'Bad Request',
+            message: expect.stringMatching(/^the archive is not a readable zip file: \S/),
+            requestId: res.headers['x-request-id'],
+          });
+        }
+        expect(storedSince(before)).toEqual([]);
+        await t.http.get(`/archives/${sha256(bytes)}.zip`).expect(404);
+        const version = await t.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ id: versionId });
+        expect(version).toMatchObject({ status: 'NodeVersionStatusPending', downloadUrl: null, archiveSha256: null });
+
+        const zip = makeZip({ '__init__.py': `# ${f.nodeId}\n` });
+        expect((await t.http.put(path).set('Content-Type', 'application/zip').send(zip).expect(200)).body.status).toBe('NodeVersionStatusActive');
+      },
+    );
   });
 
   describe('archive upload by a member (bearer)', () => {

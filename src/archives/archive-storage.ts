@@ -20,9 +20,13 @@ export class NotAZipError extends Error {}
 export abstract class ArchiveStorage {
   /**
    * Streams `body` into the store under its sha256 (hex, lowercase). Rejects
-   * with ArchiveTooLargeError past maxBytes and NotAZipError when the first
-   * bytes are not a zip local-file or empty-archive signature; on any failure
-   * nothing is left behind (no temp file, no partial file). Writing an
+   * with ArchiveTooLargeError past maxBytes, and with NotAZipError when the
+   * body does not read as a zip: its first bytes are not a zip local-file or
+   * empty-archive signature (refused while it streams), or, once it is all
+   * written, a zip reader finds its end-of-central-directory record, central
+   * directory and local file headers inconsistent (no file data is read or
+   * decompressed). On any failure nothing is left behind (no temp file, no
+   * partial file, nothing under the archive's name). Writing an
    * archive already stored is a no-op that still resolves. `body` is read but
    * never destroyed: after a failure the caller decides what happens to the
    * rest of it.

@@ -4,16 +4,14 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { text } from 'node:stream/consumers';
+import { buffer, text } from 'node:stream/consumers';
 import { ArchiveTooLargeError, NotAZipError } from './archive-storage';
 import { FilesystemArchiveStorage } from './filesystem-archive-storage';
 import { filesUnder } from '../../test/support/files';
+import { makeZip, unreadableZips } from '../../test/support/zip';
 
-/** Bytes that start like a zip (the store checks only the signature; the e2e suite uses real zips). */
-const zipLike = (rest: string) => Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from(rest)]);
-const EMPTY_ZIP = Buffer.concat([Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(18)]);
+const EMPTY_ZIP = makeZip({});
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
 
 /** A stream of `chunks`, one at a time, as a request body arrives. */
 const chunked = (...chunks: Buffer[]) => Readable.from(chunks, { objectMode: false });
@@ -29,7 +27,7 @@ describe('FilesystemArchiveStorage', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('streams the body into {sha[0..2]}/{sha}.zip and reports its hash and size', async () => {
-    const bytes = zipLike('hello archive');
+    const bytes = makeZip({ 'hello.txt': 'hello archive' });
     const stored = await storage.save(chunked(bytes.subarray(0, 2), bytes.subarray(2, 9), bytes.subarray(9)), 1000);
     const hash = sha256(bytes);
     expect(stored).toEqual({ sha256: hash, size: bytes.length });
@@ -39,18 +37,19 @@ describe('FilesystemArchiveStorage', () => {
   });
 
   it('accepts an empty zip (end-of-central-directory signature) and a body exactly at the limit', async () => {
+    expect(EMPTY_ZIP.subarray(0, 4)).toEqual(Buffer.from('PK\x05\x06', 'latin1'));
     expect(await storage.save(chunked(EMPTY_ZIP), EMPTY_ZIP.length)).toEqual({ sha256: sha256(EMPTY_ZIP), size: 22 });
   });
 
   it('saving an archive already stored is a no-op that resolves, leaving one file', async () => {
-    const bytes = zipLike('same');
+    const bytes = makeZip({ 'same.txt': 'same' });
     const first = await storage.save(chunked(bytes), 1000);
     expect(await storage.save(chunked(bytes), 1000)).toEqual(first);
     expect(filesUnder(root)).toEqual([join(first.sha256.slice(0, 2), `${first.sha256}.zip`)]);
   });
 
   it('past maxBytes: ArchiveTooLargeError, no file and no temp file left, the body not destroyed', async () => {
-    const body = chunked(zipLike('x'.repeat(50)), Buffer.alloc(100), Buffer.alloc(100));
+    const body = chunked(makeZip({ 'x.txt': 'x'.repeat(50) }), Buffer.alloc(100), Buffer.alloc(100));
     await expect(storage.save(body, 100)).rejects.toThrow(ArchiveTooLargeError);
     expect(filesUnder(root)).toEqual([]);
     // The caller (an HTTP request) still owns the rest: it must be able to reply, then drain it.
@@ -65,12 +64,33 @@ describe('FilesystemArchiveStorage', () => {
     expect(filesUnder(root)).toEqual([]);
   });
 
+  it.each(Object.entries(unreadableZips()))(
+    'a body that starts like a zip but does not read as one (%s): NotAZipError, nothing stored, no temp file left',
+    async (_, bytes) => {
+      const save = storage.save(chunked(bytes.subarray(0, 3), bytes.subarray(3)), 100_000);
+      await expect(save).rejects.toThrow(NotAZipError);
+      await expect(save).rejects.toThrow(/^the archive is not a readable zip file: /);
+      expect(filesUnder(root)).toEqual([]);
+      expect(await storage.stat(sha256(bytes))).toBeNull();
+    },
+  );
+
+  it('an unreadable zip whose bytes are already stored under their name is refused too, leaving that file as it was', async () => {
+    // Stored before uploads were read back as zips.
+    const bytes = unreadableZips()['a local-header signature followed by garbage'];
+    const hash = sha256(bytes);
+    await mkdir(join(root, hash.slice(0, 2)));
+    writeFileSync(join(root, hash.slice(0, 2), `${hash}.zip`), bytes);
+    await expect(storage.save(chunked(bytes), 1000)).rejects.toThrow(NotAZipError);
+    expect(filesUnder(root)).toEqual([join(hash.slice(0, 2), `${hash}.zip`)]);
+  });
+
   it('a body that fails mid-way (a client aborting its upload) rejects with its error and leaves nothing', async () => {
     let reads = 0;
     const body = new Readable({
       read() {
         // The first chunk arrives; asked for more, the connection is reset (as IncomingMessage does on a client abort).
-        if (reads++ === 0) this.push(zipLike('first part'));
+        if (reads++ === 0) this.push(makeZip({ 'first.txt': 'first part' }));
         else this.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
       },
     });
@@ -80,11 +100,12 @@ describe('FilesystemArchiveStorage', () => {
   });
 
   it('reads a whole archive or an inclusive byte range', async () => {
-    const bytes = zipLike('0123456789');
+    const bytes = makeZip({ 'n.txt': '0123456789' });
     const { sha256: hash } = await storage.save(chunked(bytes), 1000);
-    expect(await text(storage.read(hash))).toBe(bytes.toString());
-    expect(await text(storage.read(hash, { start: 4, end: 7 }))).toBe('0123');
-    expect(await text(storage.read(hash, { start: 13, end: 13 }))).toBe('9');
+    expect(await buffer(storage.read(hash))).toEqual(bytes);
+    // The file's data follows its 30-byte local header and 5-byte name.
+    expect(await text(storage.read(hash, { start: 35, end: 38 }))).toBe('0123');
+    expect(await text(storage.read(hash, { start: 44, end: 44 }))).toBe('9');
   });
 
   it('stat of an absent archive is null; a name that is not a sha256 never becomes a path', async () => {

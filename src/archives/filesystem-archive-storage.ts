@@ -5,6 +5,7 @@ import { FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/prom
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { ArchiveStorage, ArchiveTooLargeError, NotAZipError, SHA256_HEX, StoredArchive } from './archive-storage';
+import { assertReadableZip } from './zip-reader';
 
 /** A zip starts with a local file header, or, when it holds no file, with its end-of-central-directory record. */
 const ZIP_SIGNATURES = [Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from([0x50, 0x4b, 0x05, 0x06])];
@@ -31,7 +32,10 @@ async function writeAll(file: FileHandle, chunk: Buffer): Promise<void> {
   }
 }
 
-/** Copies `body` into `file`, hashing it, refusing it as soon as it is too large or does not start like a zip. */
+/**
+ * Copies `body` into `file`, hashing it, refusing it as soon as it is too large or does not start like a zip
+ * (a cheap refusal while the body streams; whether the whole file reads as a zip is checked once it is written).
+ */
 async function copyZip(body: Readable, file: FileHandle, maxBytes: number): Promise<StoredArchive> {
   const hash = createHash('sha256');
   let size = 0;
@@ -77,9 +81,10 @@ async function syncDirectory(path: string): Promise<void> {
  * (as git stores objects) so no directory grows to hundreds of thousands of
  * entries, which slows listings, backups and some filesystems. An upload is
  * written to `{root}/tmp` (same filesystem, so the rename is atomic), hashed
- * as it streams, fsynced, renamed to its hash and the directory fsynced: a
- * crash leaves either the whole archive or none, never a partial file under
- * an archive's name. Archives are never deleted or rewritten, so a size read
+ * as it streams, fsynced, read back as a zip (assertReadableZip), renamed to
+ * its hash and the directory fsynced: a crash leaves either the whole archive
+ * or none, never a partial file under an archive's name, and only a readable
+ * zip ever gets an archive's name. Archives are never deleted or rewritten, so a size read
  * once stays true for every later read.
  */
 export class FilesystemArchiveStorage extends ArchiveStorage implements OnModuleInit {
@@ -111,6 +116,7 @@ export class FilesystemArchiveStorage extends ArchiveStorage implements OnModule
       const archive = await copyZip(body, file, maxBytes);
       await file.sync();
       await file.close();
+      await assertReadableZip(tempPath);
       await this.moveIntoPlace(tempPath, archive.sha256);
       return archive;
     } catch (error) {

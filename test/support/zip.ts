@@ -43,3 +43,36 @@ export function makeZip(files: Record<string, string>): Buffer {
   const end = fields([4, 0x06054b50], [2, 0], [2, 0], [2, count], [2, count], [4, central.length], [4, offset], [2, 0]);
   return Buffer.concat([...locals, central, end]);
 }
+
+/** `zip` with `edit` applied to a copy of its bytes. */
+function edited(zip: Buffer, edit: (bytes: Buffer) => void): Buffer {
+  const bytes = Buffer.from(zip);
+  edit(bytes);
+  return bytes;
+}
+
+/**
+ * Uploads that start with a zip signature but that no zip reader can read, by what is wrong with
+ * them: the end-of-central-directory record (EOCD, the last 22 bytes of makeZip's zips), the central
+ * directory it points at, or a local header the central directory points at.
+ */
+export function unreadableZips(): Record<string, Buffer> {
+  const zip = makeZip({ 'node/__init__.py': 'NODE_CLASS_MAPPINGS = {}\n' });
+  const eocd = zip.length - 22;
+  const centralDirectory = zip.readUInt32LE(eocd + 16);
+  return {
+    'a local-header signature alone': Buffer.from('PK\x03\x04', 'latin1'),
+    'a local-header signature followed by garbage': Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('this is not a zip file, only its first four bytes are'.repeat(4))]),
+    'a zip cut short (no EOCD record)': zip.subarray(0, zip.length - 1),
+    'an EOCD record whose central-directory offset is wrong': edited(zip, (bytes) => bytes.writeUInt32LE(centralDirectory + 1, eocd + 16)),
+    'an EOCD record that counts more entries than the central directory holds': edited(zip, (bytes) => {
+      bytes.writeUInt16LE(2, eocd + 8);
+      bytes.writeUInt16LE(2, eocd + 10);
+    }),
+    'a local header whose file-name length is 65535': edited(zip, (bytes) => bytes.writeUInt16LE(0xffff, 26)),
+    // The local header is 30 bytes and the name; the file data after it is text, not a local header.
+    'a central-directory entry whose local-header offset points at garbage': edited(zip, (bytes) =>
+      bytes.writeUInt32LE(30 + 'node/__init__.py'.length, centralDirectory + 42),
+    ),
+  };
+}
