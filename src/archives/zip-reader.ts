@@ -1,73 +1,38 @@
-import { Entry, open, Options, ZipFile } from 'yauzl';
+import { open } from 'node:fs/promises';
+import { Entry, fromFd, Options, ZipFile } from 'yauzl';
 import { NotAZipError } from './archive-storage';
 
 /**
  * As an installer's zip reader sees the file: the central directory found through the
  * end-of-central-directory record, read entry by entry on demand, stored entries' sizes
  * checked against each other, names decoded (and refused when absolute or climbing out
- * with `..`), the file closed at the end or on the first error.
+ * with `..`). The file is this module's to close (autoClose off), so it is closed
+ * exactly when the check ends, whatever yauzl found.
  */
-const OPTIONS: Options = { lazyEntries: true, autoClose: true, validateEntrySizes: true, strictFileNames: false, decodeStrings: true };
+const OPTIONS: Options = { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: true };
 
-/** A yauzl ZipFile's entries as promises, and its closing as one that settles once its file descriptor is closed. */
-class ZipEntries {
-  /** Whether a readEntry() awaits its answer: an `error` then is the zip's, anything else is the descriptor's. */
-  private reading = false;
-  private readonly released: Promise<void>;
-
-  constructor(private readonly zipfile: ZipFile) {
-    this.released = new Promise((settle) => {
-      // After the last entry or a read error (autoClose), or after close().
-      zipfile.once('close', () => settle());
-      // Also keeps an `error` emitted between reads from being thrown. yauzl emits one `error` at most, so
-      // a failure to close after a read error goes unreported (and unawaited, the one case this cannot see).
-      zipfile.on('error', () => {
-        if (!this.reading) settle();
-      });
-    });
-  }
-
-  /** The next entry of the central directory, or undefined after the last. */
-  next(): Promise<Entry | undefined> {
-    return new Promise((resolve, reject) => {
-      const settle = () => {
-        this.reading = false;
-        this.zipfile.off('entry', onEntry).off('end', onEnd).off('error', onError);
-      };
-      const onEntry = (entry: Entry) => {
-        settle();
-        resolve(entry);
-      };
-      const onEnd = () => {
-        settle();
-        resolve(undefined);
-      };
-      const onError = (error: Error) => {
-        settle();
-        reject(error);
-      };
-      this.zipfile.on('entry', onEntry).on('end', onEnd).on('error', onError);
-      this.reading = true;
-      this.zipfile.readEntry();
-    });
-  }
-
-  /** The entry's local header, read only to be checked (see assertReadableZip). */
-  async checkLocalHeader(entry: Entry): Promise<void> {
-    await this.zipfile.readLocalFileHeaderPromise(entry, { minimal: true });
-  }
-
-  /** Closes the file (a no-op when yauzl already did) and waits until its descriptor is closed. */
-  async close(): Promise<void> {
-    this.zipfile.close();
-    await this.released;
-  }
+function readZip(fd: number): Promise<ZipFile> {
+  return new Promise((resolve, reject) => fromFd(fd, OPTIONS, (error, zipfile) => (error ? reject(error) : resolve(zipfile))));
 }
 
-function openZip(path: string): Promise<ZipEntries> {
+/** The next entry of the central directory, or undefined after the last. */
+function nextEntry(zipfile: ZipFile): Promise<Entry | undefined> {
   return new Promise((resolve, reject) => {
-    // When the open fails, yauzl closes the file itself.
-    open(path, OPTIONS, (error, zipfile) => (error ? reject(error) : resolve(new ZipEntries(zipfile))));
+    const settle = () => zipfile.off('entry', onEntry).off('end', onEnd).off('error', onError);
+    const onEntry = (entry: Entry) => {
+      settle();
+      resolve(entry);
+    };
+    const onEnd = () => {
+      settle();
+      resolve(undefined);
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    zipfile.on('entry', onEntry).on('end', onEnd).on('error', onError);
+    zipfile.readEntry();
   });
 }
 
@@ -83,17 +48,17 @@ function openZip(path: string): Promise<ZipEntries> {
  * with that error (the server's fault, not the upload's).
  */
 export async function assertReadableZip(path: string): Promise<void> {
+  const file = await open(path, 'r');
   try {
-    const zip = await openZip(path);
-    try {
-      for (let entry = await zip.next(); entry; entry = await zip.next()) await zip.checkLocalHeader(entry);
-    } finally {
-      await zip.close();
+    const zipfile = await readZip(file.fd);
+    for (let entry = await nextEntry(zipfile); entry; entry = await nextEntry(zipfile)) {
+      await zipfile.readLocalFileHeaderPromise(entry, { minimal: true });
     }
   } catch (error) {
     // EMFILE, EIO: the server's fault. yauzl's own errors name no system call.
     if ((error as NodeJS.ErrnoException).syscall !== undefined) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new NotAZipError(`the archive is not a readable zip file: ${reason}`);
+    throw new NotAZipError(`the archive is not a readable zip file: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await file.close();
   }
 }
