@@ -30,5 +30,6 @@ VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# Run node directly (not through npm) so SIGTERM reaches the app and shutdown is graceful.
-CMD ["node", "dist/src/main.js"]
+# Run node directly (not through npm) so SIGTERM reaches the app and shutdown is graceful. The V8 flag is the
+# one `npm start` sets too (docs/decisions.md, "allocation-site pretenuring"); Node refuses it in NODE_OPTIONS.
+CMD ["node", "--no-allocation-site-pretenuring", "dist/src/main.js"]

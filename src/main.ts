@@ -1,13 +1,11 @@
 import { createApp } from './app.factory';
 import { AppLogger } from './common/logging/app-logger';
 import { appConfig, AppConfig } from './config/config.module';
-import { turnOffAllocationSitePretenuring } from './v8-flags';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
   const port = app.get<AppConfig>(appConfig.KEY).PORT;
   await app.listen(port);
-  turnOffAllocationSitePretenuring();
   app.get(AppLogger).log(`listening on http://localhost:${port} (Swagger UI at /docs)`, 'Bootstrap');
 }
 
