@@ -1,9 +1,9 @@
 // Calibration: what the stack alone costs on this machine, beside the service in the same run.
-//   - A trivial JSON route on plain node:http, on Express, on Nest over Express and on Nest over
-//     Fastify (the issue's targets assume Express reaches ~0.4 of node:http).
+//   - A trivial JSON route on plain node:http, on Express and on Nest over Express (the issue's
+//     targets assume Express reaches ~0.4 of node:http).
 //   - The video route's floor: a forwarder that POSTs the request body to BENCH_UPSTREAM_URL and
 //     sends the upstream's reply back, doing nothing else (no auth, validation, credits or task
-//     rows): on plain node:http, and on the service's own stack (Nest over Fastify, @nestjs/axios
+//     rows): on plain node:http, and on the service's own stack (Nest over Express, @nestjs/axios
 //     with the service's upstream agents and per-call options, from dist/). What these add to the
 //     upstream's latency is about the least the service can add.
 require('reflect-metadata');
@@ -44,8 +44,8 @@ function nodeForwarder() {
   );
 }
 
-/** A Nest app of one controller method, its constructor and handler parameters injected as given. */
-async function nestApp({ fastify, decorators, parameterDecorators = [], imports = [], inject = [], handler }) {
+/** A Nest app (Nest's default Express adapter) of one controller method, its constructor and handler parameters injected as given. */
+async function nestApp({ decorators, parameterDecorators = [], imports = [], inject = [], handler }) {
   const { Controller, Module } = require('@nestjs/common');
   const { NestFactory } = require('@nestjs/core');
   class CalibrationController {
@@ -62,19 +62,20 @@ async function nestApp({ fastify, decorators, parameterDecorators = [], imports 
   Reflect.defineMetadata('design:paramtypes', inject, CalibrationController);
   const controller = Reflect.decorate([Controller()], CalibrationController);
   const module = Reflect.decorate([Module({ imports, controllers: [controller] })], class CalibrationModule {});
-  const adapter = fastify ? new (require('@nestjs/platform-fastify').FastifyAdapter)() : undefined;
-  const app = adapter ? await NestFactory.create(module, adapter, { logger: false }) : await NestFactory.create(module, { logger: false });
+  const app = await NestFactory.create(module, { logger: false });
   await app.listen(0, '127.0.0.1');
   return app.getHttpServer();
 }
 
-/** Nest over Fastify (its own JSON parser) and @nestjs/axios, called as VideoUpstreamClient calls it. */
+/**
+ * Nest over Express and @nestjs/axios, called as VideoUpstreamClient calls it. The body goes through Nest's default
+ * JSON parser (body-parser), not the service's streaming limits: a floor, not the service's own reading.
+ */
 function nestForwarder() {
   const { Body, HttpCode, Post } = require('@nestjs/common');
   const { HttpModule, HttpService } = require('@nestjs/axios');
   const { url, httpAgent, httpsAgent, upstreamRequestOptions } = upstream();
   return nestApp({
-    fastify: true,
     decorators: [Post('proxy/video/reference2video'), HttpCode(200)],
     parameterDecorators: [Body()],
     imports: [HttpModule.register({ httpAgent, httpsAgent })],
@@ -93,11 +94,10 @@ async function listen() {
       return createServer(app).listen(0, '127.0.0.1');
     }
     case 'nest-express':
-    case 'nest-fastify':
-      return nestApp({ fastify: kind === 'nest-fastify', decorators: [require('@nestjs/common').Get()], handler: () => ({ ok: true }) });
+      return nestApp({ decorators: [require('@nestjs/common').Get()], handler: () => ({ ok: true }) });
     case 'node:http forwarder':
       return nodeForwarder().listen(0, '127.0.0.1');
-    case 'nest-fastify forwarder':
+    case 'nest-express forwarder':
       return nestForwarder();
     default:
       throw new Error(`unknown BENCH_CALIBRATION ${kind}`);

@@ -19,7 +19,7 @@ const { join } = require('node:path');
 const Database = require('better-sqlite3');
 const { zipSync } = require('fflate');
 const { Client } = require('pg');
-const { ROOT, defaultAdapter, cli, startService, stopService, wait } = require('./lib');
+const { cli, commitOf, percentile, round, startService, stopService, wait } = require('./lib');
 
 const PAGE = 100;
 const BIG_PAGE = 1000;
@@ -386,13 +386,6 @@ async function getJson(url, headers) {
   return { ...reply, json: JSON.parse(reply.body.toString()) };
 }
 
-const round = (value, digits = 2) => (value === undefined || value === null || Number.isNaN(value) ? null : +value.toFixed(digits));
-
-/** Nearest-rank percentile of sorted samples. */
-function percentile(sorted, q) {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
 /**
  * `path(i)` requested one at a time: `count` requests or `budgetMs`, whichever ends first (at least
  * `min`), after `warmUp` unmeasured ones. Any status outside `allowed` throws: a broken route fails the bench.
@@ -460,7 +453,7 @@ async function benchCatalog(database, n, plan, archive) {
 
   // The schema, from the service's own migrations.
   const schemaStarted = Date.now();
-  await stopService(await startService(database.url, undefined, defaultAdapter(), { STORAGE_DIR: archive.dir }));
+  await stopService(await startService(database.url, undefined, { STORAGE_DIR: archive.dir }));
   const schemaMs = Date.now() - schemaStarted;
   const schema = await describeSchema(database);
 
@@ -473,7 +466,7 @@ async function benchCatalog(database, n, plan, archive) {
   await settleWrites(database);
 
   const { token } = cli(database.url, 'token', 'create', '--user', userId);
-  const service = await startService(database.url, undefined, defaultAdapter(), { STORAGE_DIR: archive.dir });
+  const service = await startService(database.url, undefined, { STORAGE_DIR: archive.dir });
   try {
     const base = service.url;
     const checks = {};
@@ -706,7 +699,7 @@ const GROWTH_IN_TURN = [...GROWTH_TARGETS, 'sync'];
 async function measureGrowthInTurn(small, large, plan, archive) {
   const services = [];
   try {
-    for (const { database } of [small, large]) services.push(await startService(database.url, undefined, defaultAdapter(), { STORAGE_DIR: archive.dir }));
+    for (const { database } of [small, large]) services.push(await startService(database.url, undefined, { STORAGE_DIR: archive.dir }));
     const growth = {};
     for (const route of GROWTH_IN_TURN) {
       const urls = [small, large].map(({ paths }, k) => (i) => `${services[k].url}${paths[route](i)}`);
@@ -785,7 +778,7 @@ function printTable(kind, small, large, growth, growthInTurn) {
   lines.push([`full crawl, ms per ${BIG_PAGE} nodes`, small.crawl.msPer1000Nodes, '', large.crawl.msPer1000Nodes, '', growth.crawlPer1000Nodes]);
   const cells = lines.map((line) => line.map((cell) => String(cell ?? '—')));
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i].length)) + 2);
-  console.log(`\ncatalog on ${kind} (${defaultAdapter()} adapter, one request at a time, ms):`);
+  console.log(`\ncatalog on ${kind} (one request at a time, ms):`);
   for (const row of [header, ...cells]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(''));
   const inTurn = GROWTH_IN_TURN.map((route) => `${ROUTE_LABELS[route]} ${growthInTurn[route].largeP50Ms}/${growthInTurn[route].smallP50Ms} = ${growthInTurn[route].growth}`);
   console.log(`  growth, both sizes in turn (ms at ${large.n}/${small.n}): ${inTurn.join('; ')}`);
@@ -805,16 +798,6 @@ function printTable(kind, small, large, growth, growthInTurn) {
   }
 }
 
-function commitOf() {
-  try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT }).toString().trim() !== '';
-    return dirty ? `${commit}+dirty src` : commit;
-  } catch {
-    return null;
-  }
-}
-
 /** The catalog section: returns what goes under `catalog` in the results file; throws when a request fails. */
 async function runCatalog({ smoke }) {
   const sizes = process.env.BENCH_CATALOG_SIZES ? process.env.BENCH_CATALOG_SIZES.split(',').map(Number) : smoke ? [200, 1000] : [1000, 50000];
@@ -830,7 +813,6 @@ async function runCatalog({ smoke }) {
     when: new Date().toISOString(),
     commit: commitOf(),
     smoke,
-    adapter: defaultAdapter(),
     sizes,
     pageSize: PAGE,
     bigPageSize: BIG_PAGE,

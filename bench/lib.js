@@ -1,17 +1,10 @@
-// Helpers shared by the benchmark's sections (bench/run.js, bench/catalog.js).
+// Helpers shared by the benchmark's sections (bench/run.js, bench/catalog.js, bench/body-attacks.js).
 const { execFileSync, fork, spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
-/**
- * The built service's own HTTP_ADAPTER default (src/config/environment.ts), what a deployment runs unless told
- * otherwise: read from dist, which the bench builds before it measures anything.
- */
-function defaultAdapter() {
-  return require(join(ROOT, 'dist/src/config/environment')).validateEnvironment({}).HTTP_ADAPTER;
-}
 
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,16 +16,31 @@ async function freePort() {
   return port;
 }
 
+const round = (value, digits = 2) => (value === undefined || value === null || Number.isNaN(value) ? null : +value.toFixed(digits));
+
+/** Nearest-rank percentile of sorted samples. */
+function percentile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
 /** CPU seconds (user + system) a process has used so far; Linux counts in 1/100 s. */
 function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function peakRssMb(pid) {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Math.round(Number(match[1]) / 1024) : undefined;
+/** A process's memory figure from /proc/<pid>/status (VmRSS now, VmHWM its peak so far), in MiB. */
+function memoryMb(pid, field) {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : undefined;
 }
+
+function peakRssMb(pid) {
+  const peak = memoryMb(pid, 'VmHWM');
+  return peak === undefined ? undefined : Math.round(peak);
+}
+
+const rssMb = (pid) => memoryMb(pid, 'VmRSS');
 
 /** A child script of bench/ that reports its port over IPC. */
 async function startHelper(script, env) {
@@ -49,6 +57,17 @@ function cli(databaseUrl, ...args) {
   return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString());
 }
 
+/** The commit measured, marked when src/ has uncommitted changes; null outside a git checkout. */
+function commitOf() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT }).toString().trim() !== '';
+    return dirty ? `${commit}+dirty src` : commit;
+  } catch {
+    return null;
+  }
+}
+
 /** Services still running when the bench exits (a failed step throws past their stop) are stopped with it. */
 const running = new Set();
 process.on('exit', () => {
@@ -59,15 +78,15 @@ process.on('exit', () => {
  * The built service (dist/src/main.js) on a free port, once /health/ready answers. `upstreamUrl`
  * undefined leaves VIDEO_UPSTREAM_URL unset (the built-in sandbox upstream); `env` adds variables.
  */
-async function startService(databaseUrl, upstreamUrl, adapter = defaultAdapter(), env = {}) {
+async function startService(databaseUrl, upstreamUrl, env = {}) {
   const port = await freePort();
   const started = Date.now();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+  // The V8 flag npm start and the Dockerfile set (docs/decisions.md), so the bench measures what production runs.
+  const child = spawn(process.execPath, ['--no-allocation-site-pretenuring', join(ROOT, 'dist/src/main.js')], {
     env: {
       ...process.env,
       PORT: String(port),
       DATABASE_URL: databaseUrl,
-      HTTP_ADAPTER: adapter,
       LOG_LEVEL: 'warn',
       THROTTLE_LIMIT: '0',
       VIDEO_UPSTREAM_URL: upstreamUrl,
@@ -101,4 +120,4 @@ async function stopService(service) {
   await exited;
 }
 
-module.exports = { ROOT, defaultAdapter, wait, freePort, cpuSeconds, peakRssMb, startHelper, cli, startService, stopService };
+module.exports = { ROOT, wait, round, percentile, freePort, cpuSeconds, peakRssMb, rssMb, startHelper, cli, commitOf, startService, stopService };

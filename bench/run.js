@@ -1,29 +1,31 @@
 #!/usr/bin/env node
 // `npm run bench [-- --smoke]`: measures the service against the practical
 // limit of Node on this machine and writes bench/results.json.
-//   - the service on SQLite (and on PostgreSQL when BENCH_DATABASE_URL is set), on the
-//     default Fastify adapter and on the Express one (HTTP_ADAPTER=express);
+//   - the service (Nest over Express) on SQLite, and on PostgreSQL when BENCH_DATABASE_URL is set;
 //   - beside it, bench/baseline-server.js: node:http + the same database driver doing the same work;
 //   - the video route in front of a fake upstream with a fixed delay, beside requests sent straight to it;
 //   - 2,000 concurrent video creates against an upstream that answers after 2 s;
 //   - cold start to a ready /health/ready;
-//   - calibration: a trivial route on node:http, Express, Nest over Express and Nest over Fastify, and the
-//     video route's floor: forwarders doing nothing else on node:http and on Nest over Fastify with
-//     @nestjs/axios (bench/calibration-server.js).
+//   - calibration: a trivial route on node:http, Express and Nest over Express, and the video route's floor:
+//     forwarders doing nothing else on node:http and on Nest over Express with @nestjs/axios
+//     (bench/calibration-server.js).
 //   - the catalog (bench/catalog.js): reads of GET /nodes and /nodes/{id} at two catalog sizes, seeded in bulk.
-// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog runs that section
-// alone; --only registry runs the registry routes against the baseline alone (no video, bursts or calibration).
+//   - body attacks (bench/body-attacks.js): what refusing hostile JSON bodies costs, and /health/ready meanwhile.
+// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog (or attacks) runs
+// that section alone; --only registry runs the registry routes against the baseline alone (no video, bursts or
+// calibration).
 const autocannon = require('autocannon');
 const { execFileSync } = require('node:child_process');
 const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir, cpus } = require('node:os');
 const { join } = require('node:path');
+const { runBodyAttacks } = require('./body-attacks');
 const { runCatalog } = require('./catalog');
-const { ROOT, defaultAdapter, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
+const { ROOT, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
 
 const SMOKE = process.argv.includes('--smoke');
-// `--only catalog` runs that section alone, and keeps the other sections' figures already in the results file.
-const SECTIONS = ['catalog', 'registry'];
+// `--only catalog` (or attacks) runs that section alone, and keeps the other sections' figures already in the results file.
+const SECTIONS = ['catalog', 'attacks', 'registry'];
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 if (ONLY !== undefined && !SECTIONS.includes(ONLY)) {
   console.error(`--only takes one of: ${SECTIONS.join(', ')}`);
@@ -42,9 +44,6 @@ const UPSTREAM_DELAY_MS = 20;
 const MODERATE_UPSTREAM_DELAY_MS = 200;
 const SETTLE_MS = 250;
 const RESULTS = process.env.BENCH_RESULTS ?? join(__dirname, SMOKE ? 'results.smoke.json' : 'results.json');
-
-// BENCH_ADAPTERS=fastify narrows a run to one adapter (for a quick comparison; the full run measures both).
-const ADAPTERS = (process.env.BENCH_ADAPTERS ?? 'fastify,express').split(',');
 
 async function http(method, url, token, body) {
   const response = await fetch(url, {
@@ -196,8 +195,8 @@ async function measureVideo(target, upstream, headers) {
   };
 }
 
-async function benchDatabase(label, databaseUrl, upstream, adapter, { video = true } = {}) {
-  const service = await startService(databaseUrl, upstream.url, adapter);
+async function benchDatabase(label, databaseUrl, upstream, { video = true } = {}) {
+  const service = await startService(databaseUrl, upstream.url);
   const fixture = await seed(databaseUrl, service.url);
   const baseline = await startHelper('baseline-server.js', { BENCH_BASELINE_DATABASE_URL: databaseUrl });
   const target = { url: service.url, pid: service.child.pid };
@@ -213,19 +212,19 @@ async function benchDatabase(label, databaseUrl, upstream, adapter, { video = tr
   const rows = [];
   for (const route of registryRoutes(fixture)) {
     const options = { method: route.method, headers: route.headers, body: route.body };
-    rows.push({ database: label, adapter, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
+    rows.push({ database: label, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
   }
-  if (video) rows.push({ database: label, adapter, route: 'POST reference2video', ...(await measureVideo(target, upstream, videoHeaders)) });
+  if (video) rows.push({ database: label, route: 'POST reference2video', ...(await measureVideo(target, upstream, videoHeaders)) });
   baseline.child.disconnect();
   const peak = peakRssMb(service.child.pid);
   service.child.kill('SIGTERM');
-  return { label: `${label}/${adapter}`, rows, coldStartMs: service.coldStartMs, peakRssMb: peak, fixture };
+  return { label, rows, coldStartMs: service.coldStartMs, peakRssMb: peak, fixture };
 }
 
-/** The framework alone: a trivial JSON route on node:http, Express, Nest over Express and Nest over Fastify. */
+/** The framework alone: a trivial JSON route on node:http, Express and Nest over Express. */
 async function calibration() {
   const rows = [];
-  for (const kind of ['node:http', 'express', 'nest-express', 'nest-fastify']) {
+  for (const kind of ['node:http', 'express', 'nest-express']) {
     const server = await startHelper('calibration-server.js', { BENCH_CALIBRATION: kind });
     rows.push({ server: kind, ...summary(await load(`${server.url}/`, {})) });
     server.child.disconnect();
@@ -240,21 +239,21 @@ async function calibration() {
  */
 async function videoFloor(upstream) {
   const rows = [];
-  for (const kind of ['node:http forwarder', 'nest-fastify forwarder']) {
+  for (const kind of ['node:http forwarder', 'nest-express forwarder']) {
     const server = await startHelper('calibration-server.js', { BENCH_CALIBRATION: kind, BENCH_UPSTREAM_URL: upstream.url });
     const target = { url: server.url, pid: server.child.pid };
     const headers = { 'Content-Type': 'application/json' };
     await warmUpVideo(target, headers);
-    rows.push({ floor: true, database: '—', adapter: kind, route: 'POST reference2video', ...(await measureVideo(target, upstream, headers)) });
+    rows.push({ floor: kind, route: 'POST reference2video', ...(await measureVideo(target, upstream, headers)) });
     server.child.disconnect();
   }
   return rows;
 }
 
 /** BURST concurrent creates against an upstream that answers after 2 s: all must succeed. */
-async function burst(databaseUrl, adapter) {
+async function burst(databaseUrl) {
   const slow = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: '2000' });
-  const service = await startService(databaseUrl, slow.url, adapter);
+  const service = await startService(databaseUrl, slow.url);
   const fixture = await seed(databaseUrl, service.url);
   const errorCodes = {};
   const result = await new Promise((resolve, reject) => {
@@ -280,7 +279,6 @@ async function burst(databaseUrl, adapter) {
   service.child.kill('SIGTERM');
   slow.child.disconnect();
   return {
-    adapter,
     concurrent: BURST,
     succeeded: result['2xx'],
     failed: result.non2xx + result.errors + result.timeouts,
@@ -290,30 +288,32 @@ async function burst(databaseUrl, adapter) {
   };
 }
 
-/** The catalog issue's PostgreSQL write targets (README, "PostgreSQL writes"), on the default adapter. */
+/** The catalog issue's PostgreSQL write targets (README, "PostgreSQL writes"). */
 const WRITE_ROUTES = ['PUT node', 'PUT version', 'POST review'];
 const MIN_WRITE_RATIO = 0.5;
 const MAX_WRITE_P50_OVER_BASELINE = 2;
 
-/** Each PostgreSQL write row of the default adapter, judged against those targets; printed, and kept in the results. */
+/** Each PostgreSQL write row, judged against those targets; printed, and kept in the results. */
 function writeTargets(rows) {
-  const adapter = defaultAdapter();
   const judged = rows
-    .filter((r) => r.database === 'postgres' && r.adapter === adapter && WRITE_ROUTES.includes(r.route))
+    .filter((r) => r.database === 'postgres' && WRITE_ROUTES.includes(r.route))
     .map((r) => {
       const p50Ratio = +(r.service.p50Ms / r.baseline.p50Ms).toFixed(2);
-      return { route: r.route, adapter: r.adapter, ratio: r.ratio, p50OverBaseline: p50Ratio, met: r.ratio >= MIN_WRITE_RATIO && p50Ratio <= MAX_WRITE_P50_OVER_BASELINE };
+      return { route: r.route, ratio: r.ratio, p50OverBaseline: p50Ratio, met: r.ratio >= MIN_WRITE_RATIO && p50Ratio <= MAX_WRITE_P50_OVER_BASELINE };
     });
   for (const t of judged) {
-    console.log(`  [${t.met ? 'met' : 'NOT MET'}] postgres/${t.adapter} ${t.route}: ${t.ratio}× the baseline (≥ ${MIN_WRITE_RATIO}), p50 ${t.p50OverBaseline}× its p50 (≤ ${MAX_WRITE_P50_OVER_BASELINE})`);
+    console.log(`  [${t.met ? 'met' : 'NOT MET'}] postgres ${t.route}: ${t.ratio}× the baseline (≥ ${MIN_WRITE_RATIO}), p50 ${t.p50OverBaseline}× its p50 (≤ ${MAX_WRITE_P50_OVER_BASELINE})`);
   }
   return judged;
 }
 
+/** A row's service: its database, or the floor's forwarder. */
+const labelOf = (row) => row.floor ?? row.database;
+
 function printTable(rows) {
-  const header = ['database', 'adapter', 'route', 'svc req/s', 'svc p50', 'svc p99', 'svc cpu ms', 'base req/s', 'base p50', 'base p99', 'base cpu ms', 'ratio', 'ratio range'];
+  const header = ['database / floor', 'route', 'svc req/s', 'svc p50', 'svc p99', 'svc cpu ms', 'base req/s', 'base p50', 'base p99', 'base cpu ms', 'ratio', 'ratio range'];
   const lines = rows.map(({ service: s, baseline: b, ...r }) =>
-    [r.database, r.adapter, r.route, s.requestsPerSecond, s.p50Ms, s.p99Ms, s.cpuMsPerRequest, b?.requestsPerSecond, b?.p50Ms, b?.p99Ms, b?.cpuMsPerRequest, r.ratio, r.ratioRange?.join('–')].map((cell) => String(cell ?? '—')),
+    [labelOf(r), r.route, s.requestsPerSecond, s.p50Ms, s.p99Ms, s.cpuMsPerRequest, b?.requestsPerSecond, b?.p50Ms, b?.p99Ms, b?.cpuMsPerRequest, r.ratio, r.ratioRange?.join('–')].map((cell) => String(cell ?? '—')),
   );
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((cells) => cells[i].length)) + 2);
   for (const cells of [header, ...lines]) console.log(cells.map((cell, i) => cell.padEnd(widths[i])).join('').trimEnd());
@@ -325,17 +325,9 @@ async function serviceSections() {
   const upstreamHelper = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: String(UPSTREAM_DELAY_MS) });
   const upstream = { url: upstreamHelper.url, pid: upstreamHelper.child.pid };
   try {
-    const runs = [];
-    const bursts = [];
-    for (const adapter of ADAPTERS) {
-      // A fresh SQLite file per adapter, so neither inherits the other's rows.
-      const sqlitePath = join(dir, `bench-${adapter}.db`);
-      runs.push(await benchDatabase('sqlite', `sqlite:${sqlitePath}`, upstream, adapter));
-      if (process.env.BENCH_DATABASE_URL) {
-        runs.push(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, upstream, adapter));
-      }
-      bursts.push(await burst(`sqlite:${join(dir, `burst-${adapter}.db`)}`, adapter));
-    }
+    const runs = [await benchDatabase('sqlite', `sqlite:${join(dir, 'bench.db')}`, upstream)];
+    if (process.env.BENCH_DATABASE_URL) runs.push(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, upstream));
+    const videoBurst = await burst(`sqlite:${join(dir, 'burst.db')}`);
     const frameworks = await calibration();
     const floor = await videoFloor(upstream);
     const rows = runs.flatMap((run) => run.rows);
@@ -346,7 +338,7 @@ async function serviceSections() {
       `framework alone (trivial JSON route): ${frameworks.map((f) => `${f.server} ${f.requestsPerSecond} req/s (${f.ratio})`).join(', ')}`,
     );
     for (const r of allRows.filter((row) => row.oneConnection)) {
-      const label = r.floor ? r.adapter : `${r.database}/${r.adapter}`;
+      const label = labelOf(r);
       const { service, upstream: direct, addedMeanMs } = r.oneConnection;
       console.log(
         `video at 1 connection (${label}): p50 ${service.p50Ms} ms (mean ${service.meanMs}), upstream direct p50 ${direct.p50Ms} ms (mean ${direct.meanMs}): +${addedMeanMs} ms`,
@@ -359,11 +351,9 @@ async function serviceSections() {
     for (const run of runs) {
       console.log(`${run.label}: cold start to /health/ready ${run.coldStartMs} ms, peak RSS ${run.peakRssMb} MB`);
     }
-    for (const b of bursts) {
-      console.log(
-        `video burst (${b.adapter}): ${b.succeeded}/${b.concurrent} succeeded against a 2 s upstream (failures ${JSON.stringify(b.failures)}), peak RSS ${b.peakRssMb} MB`,
-      );
-    }
+    console.log(
+      `video burst: ${videoBurst.succeeded}/${videoBurst.concurrent} succeeded against a 2 s upstream (failures ${JSON.stringify(videoBurst.failures)}), peak RSS ${videoBurst.peakRssMb} MB`,
+    );
     const results = {
       when: new Date().toISOString(),
       smoke: SMOKE,
@@ -374,15 +364,15 @@ async function serviceSections() {
       writeTargets: judgedWrites,
       coldStartMs: Object.fromEntries(runs.map((run) => [run.label, run.coldStartMs])),
       peakRssMb: Object.fromEntries(runs.map((run) => [run.label, run.peakRssMb])),
-      videoBursts: bursts,
+      videoBurst,
       calibration: frameworks,
       videoFloor: floor,
     };
     // Every measured load, the service's and its reference's: a failed request in either makes the ratio meaningless.
     const broken = failedLoads(allRows);
-    const failedBursts = bursts.filter((b) => b.failed > 0).map((b) => `${b.adapter} video burst`);
-    if (broken.length > 0 || failedBursts.length > 0) {
-      console.error(`requests failed: ${[...broken, ...failedBursts].join(', ')}`);
+    if (videoBurst.failed > 0) broken.push('video burst');
+    if (broken.length > 0) {
+      console.error(`requests failed: ${broken.join(', ')}`);
       process.exitCode = 1;
     }
     return results;
@@ -402,11 +392,11 @@ function failedLoads(rows) {
   const loads = (r) => [r.service, r.baseline, r.moderateLoad?.service, r.moderateLoad?.upstream, r.oneConnection?.service].filter(Boolean);
   return rows
     .filter((r) => loads(r).some((l) => l.non2xx > 0 || l.requestsPerSecond === 0))
-    .map((r) => `${r.database}/${r.adapter} ${r.route} ${JSON.stringify(loads(r).map((l) => l.failures).filter(Boolean))}`);
+    .map((r) => `${labelOf(r)} ${r.route} ${JSON.stringify(loads(r).map((l) => l.failures).filter(Boolean))}`);
 }
 
 /**
- * `--only registry`: the registry routes against the baseline on each database and adapter, without the
+ * `--only registry`: the registry routes against the baseline on each database, without the
  * video route; their rows replace the same rows of the results file, the other figures stay.
  */
 async function registrySection(results) {
@@ -414,16 +404,13 @@ async function registrySection(results) {
   const upstreamHelper = await startHelper('fake-upstream.js', { BENCH_UPSTREAM_DELAY_MS: String(UPSTREAM_DELAY_MS) });
   const upstream = { url: upstreamHelper.url, pid: upstreamHelper.child.pid };
   try {
-    const rows = [];
-    for (const adapter of ADAPTERS) {
-      rows.push(...(await benchDatabase('sqlite', `sqlite:${join(dir, `bench-${adapter}.db`)}`, upstream, adapter, { video: false })).rows);
-      if (process.env.BENCH_DATABASE_URL) {
-        rows.push(...(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, upstream, adapter, { video: false })).rows);
-      }
+    const rows = (await benchDatabase('sqlite', `sqlite:${join(dir, 'bench.db')}`, upstream, { video: false })).rows;
+    if (process.env.BENCH_DATABASE_URL) {
+      rows.push(...(await benchDatabase('postgres', process.env.BENCH_DATABASE_URL, upstream, { video: false })).rows);
     }
     printTable(rows);
     const judgedWrites = writeTargets(rows);
-    const key = (r) => `${r.database}/${r.adapter}/${r.route}`;
+    const key = (r) => `${r.database}/${r.route}`;
     const replaced = new Set(rows.map(key));
     results.rows = [...(results.rows ?? []).filter((r) => !replaced.has(key(r))), ...rows];
     results.registryWhen = new Date().toISOString();
@@ -439,20 +426,26 @@ async function registrySection(results) {
   }
 }
 
+/** A section's figures, or the error it failed with (and the run fails). */
+async function section(name, run) {
+  try {
+    return await run();
+  } catch (error) {
+    console.error(`${name} section failed:`, error);
+    process.exitCode = 1;
+    return { when: new Date().toISOString(), smoke: SMOKE, error: String(error?.message ?? error) };
+  }
+}
+
 async function main() {
   execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.js')], { stdio: 'inherit' });
   const results = ONLY ? previousResults() : await serviceSections();
-  if (ONLY === 'registry') {
-    await registrySection(results);
-  } else {
-    // The catalog section reports targets it misses; a failed request (a broken route) fails the run.
-    try {
-      results.catalog = await runCatalog({ smoke: SMOKE });
-    } catch (error) {
-      console.error('catalog section failed:', error);
-      results.catalog = { when: new Date().toISOString(), smoke: SMOKE, error: String(error?.message ?? error) };
-      process.exitCode = 1;
-    }
+  if (ONLY === 'registry') await registrySection(results);
+  // These sections report the targets they miss; a failed request or an unexpected status (a broken route) fails the run.
+  if (ONLY === undefined || ONLY === 'catalog') results.catalog = await section('catalog', () => runCatalog({ smoke: SMOKE }));
+  if (ONLY === undefined || ONLY === 'attacks') {
+    results.bodyAttacks = await section('body attacks', () => runBodyAttacks({ smoke: SMOKE }));
+    if (results.bodyAttacks.unexpectedStatuses?.length > 0) process.exitCode = 1;
   }
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${RESULTS}`);

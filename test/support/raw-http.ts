@@ -43,16 +43,18 @@ export interface BodyReply {
 export async function sendBody(t: TestApp, method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<BodyReply> {
   const port = await portOf(t);
   return new Promise<BodyReply>((resolve, reject) => {
+    let reply: BodyReply | undefined;
     const req = request({ host: '127.0.0.1', port, method, path, headers: { 'Content-Length': String(body.length), ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
+        reply = { status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+        resolve(reply);
       });
     });
-    // The server may answer and stop reading before all of the body is sent; the reply is what counts.
-    req.on('error', reject);
+    // The server may answer before all of the body is sent: a write that fails after the reply does not change it.
+    req.on('error', (error) => (reply ? undefined : reject(error)));
     req.end(body);
   });
 }

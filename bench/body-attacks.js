@@ -1,0 +1,222 @@
+// The benchmark's body-attacks section (`npm run bench [-- --smoke] [-- --only attacks]`): what refusing a hostile
+// JSON body costs the service. The bodies are the issue's: {"prompt":[[],[],…]} with 4,000,000 empty arrays sent as
+// they are (12 MB), and with 10,000,000 gzip-compressed (30 MB inflated, about 30 KB on the wire), each with a seeded
+// user's token (413: the route allows 100 elements an array) and without one (401, before the body is read), to
+// POST /proxy/video/reference2video, the route with the largest byte limit (48 MiB).
+//
+// Measured: /health/ready at idle; the time to refuse each body alone, one request at a time; then eight of it in
+// flight at once for a few seconds (another sent as soon as one is answered and sent whole), while /health/ready is
+// probed one request at a time over its own connection and the service's RSS is sampled. The issue's targets: each
+// body refused within 200 ms, at most 64 MiB of extra memory, /health/ready p50 within 2× its idle p50 under the
+// attack. A missed target is reported, not a failure; a status other than the expected one is (a broken route).
+const { once } = require('node:events');
+const { Agent, request } = require('node:http');
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { Worker, isMainThread, parentPort } = require('node:worker_threads');
+const { gzipSync } = require('node:zlib');
+const { cli, commitOf, percentile, round, rssMb, startService, stopService } = require('./lib');
+
+const PATH = '/proxy/video/reference2video';
+const IN_FLIGHT = 8;
+const TARGETS = { refusalMs: 200, extraMemoryMb: 64, healthOverIdle: 2 };
+const RSS_SAMPLE_MS = 20;
+
+const msSince = (started) => Number(process.hrtime.bigint() - started) / 1e6;
+
+/**
+ * One request: its status (or the error's code) and the ms from its first byte sent to its reply's last byte. It
+ * resolves once the body is sent whole too (the service may answer first): a client sending whole bodies only then
+ * sends its next one on the connection.
+ */
+function timed(url, { agent, method = 'GET', headers = {}, body }) {
+  return new Promise((resolve) => {
+    let reply;
+    let sent = false;
+    const settle = () => reply && sent && resolve(reply);
+    const started = process.hrtime.bigint();
+    const req = request(url, { method, agent, headers: body ? { ...headers, 'Content-Length': body.length } : headers }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        reply = { status: res.statusCode, ms: msSince(started) };
+        settle();
+      });
+    });
+    req.on('finish', () => {
+      sent = true;
+      settle();
+    });
+    // The service may close the connection on the rest of a refused body: its reply, when it came, is what counts.
+    req.on('error', (error) => resolve(reply ?? { status: error.code ?? error.message, ms: msSince(started) }));
+    req.end(body);
+  });
+}
+
+// The attack's requests are sent from a worker thread, so writing their bodies does not delay the main thread's
+// /health/ready probes (their latencies are the service's, not the bench's event loop's).
+if (!isMainThread) {
+  parentPort.on('message', async ({ url, body, headers, inFlight, requests, forMs }) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
+    const deadline = Date.now() + forMs;
+    let left = requests;
+    const replies = [];
+    const sender = async () => {
+      for (; left > 0 && Date.now() < deadline; left -= 1) replies.push(await timed(url, { agent, method: 'POST', headers, body }));
+    };
+    await Promise.all(Array.from({ length: inFlight }, sender));
+    agent.destroy();
+    parentPort.postMessage(replies);
+  });
+}
+
+/** `inFlight` senders of one body, until `requests` are sent or `forMs` has passed (in the worker); the replies. */
+async function attack(worker, options) {
+  worker.postMessage({ requests: Infinity, forMs: Infinity, ...options });
+  const [replies] = await once(worker, 'message');
+  return replies;
+}
+
+/** `{"prompt":[[],[],…]}` with `n` empty arrays. */
+const emptyArrays = (n) => Buffer.from(`{"prompt":[${'[],'.repeat(n - 1)}[]]}`);
+
+/**
+ * The issue's four bodies, then a reference that is no attack: a small body without a token, eight in flight as
+ * well. The health target compares with idle, so the reference shows what eight requests in flight cost
+ * /health/ready whatever their bodies (reported, not judged).
+ */
+function cases(token) {
+  const json = { 'Content-Type': 'application/json' };
+  const plain = emptyArrays(4_000_000);
+  const inflated = emptyArrays(10_000_000);
+  const gzip = { wire: gzipSync(inflated, { level: 9 }), inflatedBytes: inflated.length, headers: { ...json, 'Content-Encoding': 'gzip' } };
+  const issue = [
+    { body: 'uncompressed: 4M empty arrays', wire: plain, inflatedBytes: plain.length, headers: json },
+    { body: 'gzip: 10M empty arrays', ...gzip },
+  ].flatMap((body) => [
+    { ...body, case: `${body.body}, with a token`, headers: { ...body.headers, Authorization: `Bearer ${token}` }, expectedStatus: 413 },
+    { ...body, case: `${body.body}, no token`, expectedStatus: 401 },
+  ]);
+  const small = Buffer.from('{"prompt":"x"}');
+  return [...issue, { case: 'reference: a 14-byte body, no token', wire: small, inflatedBytes: small.length, headers: json, expectedStatus: 401, reference: true }];
+}
+
+/** Count, p50, p99 and max of replies' times; the statuses seen, counted. */
+function stats(replies) {
+  const sorted = replies.map((r) => r.ms).sort((a, b) => a - b);
+  const statuses = {};
+  for (const { status } of replies) statuses[status] = (statuses[status] ?? 0) + 1;
+  return { requests: sorted.length, p50Ms: round(percentile(sorted, 0.5)), p99Ms: round(percentile(sorted, 0.99)), maxMs: round(sorted.at(-1)), statuses };
+}
+
+/** The section: returns what goes under `bodyAttacks` in the results file. */
+async function runBodyAttacks({ smoke }) {
+  const plan = smoke ? { idleWarmUp: 20, idle: 50, alone: 3, attackMs: 1000 } : { idleWarmUp: 50, idle: 200, alone: 10, attackMs: 5000 };
+  const dir = mkdtempSync(join(tmpdir(), 'registry-attacks-bench-'));
+  const databaseUrl = `sqlite:${join(dir, 'attacks.db')}`;
+  const service = await startService(databaseUrl, undefined);
+  const worker = new Worker(module.filename);
+  const health = new Agent({ keepAlive: true, maxSockets: 1 });
+  const probe = () => timed(`${service.url}/health/ready`, { agent: health });
+  try {
+    // A user with no credits: the 413 comes before any balance check.
+    const user = cli(databaseUrl, 'user', 'create', '--email', `attacks-${Date.now()}@example.com`, '--name', 'Attacks');
+    const { token } = cli(databaseUrl, 'token', 'create', '--user', user.id);
+
+    for (let i = 0; i < plan.idleWarmUp; i += 1) await probe();
+    const idleReplies = [];
+    for (let i = 0; i < plan.idle; i += 1) idleReplies.push(await probe());
+    const idle = stats(idleReplies);
+
+    const measured = [];
+    for (const { case: name, wire, inflatedBytes, headers, expectedStatus, reference } of cases(token)) {
+      const send = { url: `${service.url}${PATH}`, body: wire, headers };
+      // One unmeasured request first, so the figures do not include the JIT compiling the refusal.
+      await attack(worker, { ...send, inFlight: 1, requests: 1 });
+      const alone = stats(await attack(worker, { ...send, inFlight: 1, requests: plan.alone }));
+
+      const rssBeforeMb = rssMb(service.child.pid);
+      let rssPeakMb = rssBeforeMb;
+      const sampler = setInterval(() => (rssPeakMb = Math.max(rssPeakMb, rssMb(service.child.pid))), RSS_SAMPLE_MS);
+      let attacking = true;
+      const flood = attack(worker, { ...send, inFlight: IN_FLIGHT, forMs: plan.attackMs }).finally(() => (attacking = false));
+      const probes = [];
+      while (attacking) probes.push(await probe());
+      const underAttack = stats(await flood);
+      clearInterval(sampler);
+      const healthReady = stats(probes);
+      measured.push({
+        case: name,
+        reference,
+        wireBytes: wire.length,
+        inflatedBytes,
+        expectedStatus,
+        alone,
+        underAttack: {
+          ...underAttack,
+          healthReady,
+          healthOverIdle: round(healthReady.p50Ms / idle.p50Ms),
+          rssBeforeMb: round(rssBeforeMb, 1),
+          rssPeakMb: round(rssPeakMb, 1),
+          extraMemoryMb: round(rssPeakMb - rssBeforeMb, 1),
+        },
+      });
+    }
+
+    const result = { when: new Date().toISOString(), commit: commitOf(), smoke, route: PATH, inFlight: IN_FLIGHT, attackSeconds: plan.attackMs / 1000, idleHealthReady: idle, cases: measured };
+    result.targets = judge(result);
+    result.unexpectedStatuses = unexpected(result);
+    print(result);
+    return result;
+  } finally {
+    await worker.terminate();
+    health.destroy();
+    await stopService(service);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function judge({ idleHealthReady: idle, cases }) {
+  return cases.filter((c) => !c.reference).flatMap(({ case: name, alone, underAttack: a }) => [
+    { case: name, target: `refused within ${TARGETS.refusalMs} ms (alone, p50 / max)`, value: `${alone.p50Ms} / ${alone.maxMs} ms`, met: alone.maxMs <= TARGETS.refusalMs },
+    { case: name, target: `at most ${TARGETS.extraMemoryMb} MiB of extra memory (${IN_FLIGHT} in flight)`, value: `${a.extraMemoryMb} MiB`, met: a.extraMemoryMb <= TARGETS.extraMemoryMb },
+    {
+      case: name,
+      target: `/health/ready p50 within ${TARGETS.healthOverIdle}× idle (${IN_FLIGHT} in flight)`,
+      value: `${a.healthReady.p50Ms} ms, idle ${idle.p50Ms} ms: ${a.healthOverIdle}×`,
+      met: a.healthOverIdle <= TARGETS.healthOverIdle,
+    },
+  ]);
+}
+
+/** Every reply whose status is not the one expected: the idle and attacked health probes' (200) and each case's. */
+function unexpected({ idleHealthReady, cases }) {
+  const others = (name, { statuses }, expected) =>
+    Object.entries(statuses)
+      .filter(([status]) => status !== String(expected))
+      .map(([status, count]) => `${name}: ${count} × ${status} (expected ${expected})`);
+  return [
+    ...others('/health/ready at idle', idleHealthReady, 200),
+    ...cases.flatMap((c) => [
+      ...others(`${c.case}, alone`, c.alone, c.expectedStatus),
+      ...others(`${c.case}, ${IN_FLIGHT} in flight`, c.underAttack, c.expectedStatus),
+      ...others(`/health/ready under ${c.case}`, c.underAttack.healthReady, 200),
+    ]),
+  ];
+}
+
+function print({ idleHealthReady: idle, cases, targets, unexpectedStatuses, attackSeconds }) {
+  console.log(`\nbody attacks on POST ${PATH} (ms; ${IN_FLIGHT} in flight for ${attackSeconds} s; /health/ready idle p50 ${idle.p50Ms} ms, p99 ${idle.p99Ms} ms):`);
+  const header = ['case', 'wire bytes', 'status', 'alone p50', 'alone max', 'attacked p50', 'attacked max', 'refused', 'health p50', '× idle', 'RSS before', 'extra MiB'];
+  const lines = cases.map(({ case: name, wireBytes, alone, underAttack: a }) =>
+    [name, wireBytes, Object.keys(a.statuses).join(','), alone.p50Ms, alone.maxMs, a.p50Ms, a.maxMs, a.requests, a.healthReady.p50Ms, a.healthOverIdle, a.rssBeforeMb, a.extraMemoryMb].map(String),
+  );
+  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((cells) => cells[i].length)) + 2);
+  for (const cells of [header, ...lines]) console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(''));
+  for (const t of targets) console.log(`  [${t.met ? 'met' : 'NOT MET'}] ${t.case}: ${t.target}: ${t.value}`);
+  const missed = targets.filter((t) => !t.met).length;
+  console.log(`body attacks: ${targets.length - missed} of ${targets.length} targets met (a missed target is reported, not a failure)`);
+  for (const line of unexpectedStatuses) console.error(`  unexpected status: ${line}`);
+}
+
+module.exports = { runBodyAttacks };
