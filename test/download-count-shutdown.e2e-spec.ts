@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DownloadCounter } from '../src/nodes/download-counter';
+import { NodeEntity } from '../src/nodes/entities/node.entity';
+import { addVersions, createPublisherWithNode } from './support/registry-fixtures';
+import { TestDatabase } from './support/server-process';
+import { TestApp } from './support/test-app';
+import { makeZip } from './support/zip';
+
+/**
+ * CONTRACT §6: installs are counted in batches, and the counts still pending
+ * are written when the application shuts down gracefully. The database is a
+ * file (or TEST_DATABASE_URL), read again after the app has closed.
+ */
+describe('Download counts at a graceful shutdown', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'registry-downloads-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes every install counted since the last flush before the app closes', async () => {
+    const INSTALLS = 7;
+    const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'downloads.sqlite')}`;
+    const t = await TestApp.start({ DATABASE_URL: databaseUrl });
+    let nodeId = '';
+    try {
+      const f = await createPublisherWithNode(t);
+      nodeId = f.nodeId;
+      await addVersions(t, f, '1.0.0');
+      await t.http
+        .put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0/archive`)
+        .set(f.member.auth)
+        .set('Content-Type', 'application/zip')
+        .send(makeZip({ '__init__.py': 'v1' }))
+        .expect(200);
+
+      // Stop the periodic flush (as shutdown itself does first): only the shutdown flush can write these counts.
+      t.app.get(DownloadCounter).onModuleDestroy();
+      for (let i = 0; i < INSTALLS; i++) await t.http.get(`/nodes/${f.nodeId}/install`).expect(200);
+      const pending = await t.dataSource.getRepository(NodeEntity).findOneByOrFail({ id: f.nodeId });
+      expect(pending.downloads).toBe(0);
+    } finally {
+      await t.close();
+    }
+
+    const database = await TestDatabase.open(databaseUrl);
+    try {
+      const node = await database.dataSource.getRepository(NodeEntity).findOneByOrFail({ id: nodeId });
+      expect(node.downloads).toBe(INSTALLS);
+    } finally {
+      await database.close();
+    }
+  });
+});
