@@ -6,6 +6,7 @@ import { validate } from 'class-validator';
 import { strToU8, zipSync } from 'fflate';
 import { parseArgs } from 'node:util';
 import { Principal } from './auth/principal';
+import { ReadCacheModule } from './common/http/read-cache.module';
 import { RedisModule } from './common/redis/redis.module';
 import { appConfig, AppConfig, ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -21,7 +22,7 @@ import { UsersService } from './users/users.service';
 import { describeValidationErrors } from './common/validation/validation.pipe';
 
 // RedisModule: the users feature's token cache listens for revocations (in process, or Redis with REDIS_URL).
-@Module({ imports: [ConfigModule, DatabaseModule.forRoot(), RedisModule, UsersModule, PublishersModule, NodesModule] })
+@Module({ imports: [ConfigModule, DatabaseModule.forRoot(), RedisModule, ReadCacheModule, UsersModule, PublishersModule, NodesModule] })
 class CliModule {}
 
 const USAGE = `usage: npm run cli -- <command>

@@ -5,15 +5,15 @@ import { TestApp, TestUser, unique } from './support/test-app';
 import { makeZip } from './support/zip';
 
 /**
- * A catalog page is JSON put together from reply text the rows carry, kept
- * by triggers (nodeListText, the reply-text migration), not JSON.stringify
- * of mapped nodes (toNodeDto), which GET /nodes/{id} still sends. The two must give the same bytes for every
- * node, so a page is compared, as text, with the node replies it lists:
+ * A catalog page and GET /nodes/{id} both show a node through its one mapper
+ * (toNodeDto), whether read from the database or from the read cache; a
+ * field shown by one and not the other, or a cached reply that outlives a
+ * write, fails here. A page is compared, as text, with the node replies it lists:
  * nodes with every optional field absent and with every one set, text that
  * JSON has to escape, translations, a fractional rating, a deprecated latest
  * version, no latest version, and publishers with and without
  * their optional fields; and again after every kind of write changed them.
- * On both databases (each writes the text with its own SQL).
+ * On both databases.
  */
 describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id})', () => {
   let t: TestApp;

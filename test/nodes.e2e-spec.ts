@@ -172,27 +172,6 @@ describe('Nodes', () => {
       expect(entries[1].id).toBeGreaterThan(entries[0].id);
     });
 
-    it('loads a node for display exactly as TypeORM would (booleans, arrays, dates, relations)', async () => {
-      const f = await createPublisherWithNode(t, { tags: ['a'], translations: { de: { name: 'Knoten' } }, repository: 'https://example.com/r' });
-      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`).set(f.owner.auth).send({ version: '1.0.0', dependencies: ['numpy'] }).expect(201);
-      await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`).set(f.owner.auth).send({ deprecated: true }).expect(200);
-      const viaTypeorm = await t.dataSource.manager.findOneOrFail(NodeEntity, {
-        where: { id: f.nodeId },
-        relations: { publisher: true, latestVersion: true },
-      });
-      const nodes = t.app.get(NodesRepository);
-      const viaDisplayQuery = await nodes.findNodeForDisplay(f.nodeId.toLowerCase());
-      expect(viaDisplayQuery).toEqual(viaTypeorm);
-      expect(viaDisplayQuery?.latestVersion?.deprecated).toBe(true);
-      // The same row with the caller's role, as a write reads it.
-      const manager = t.dataSource.manager;
-      const normalizedId = f.nodeId.toLowerCase();
-      expect(await nodes.findNodeWithRole(manager, normalizedId, f.owner.id)).toEqual({ node: viaTypeorm, role: 'owner' });
-      expect(await nodes.findNodeWithRole(manager, normalizedId, f.member.id)).toEqual({ node: viaTypeorm, role: 'member' });
-      expect(await nodes.findNodeWithRole(manager, normalizedId, outsider.id)).toEqual({ node: viaTypeorm, role: null });
-      expect(await nodes.findNodeWithRole(manager, unique('missing'), f.owner.id)).toBeNull();
-    });
-
     it('returns 404 for unknown nodes, and 400 for a NUL in the id', async () => {
       await t.http.get(`/nodes/${unique('missing')}`).expect(404);
       await t.http.get(`/nodes/${unique('missing')}/versions`).expect(404);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './support/server-process';
 import { flushRedis, testRedisUrl, VanishingRedis } from './support/redis';
+import { createPublisherWithNode } from './support/registry-fixtures';
 import { TestApp } from './support/test-app';
 
 const REDIS_URL = testRedisUrl(11);
@@ -30,6 +31,22 @@ describeWithRedis('Shared state in Redis', () => {
     const b = await TestApp.start({ DATABASE_URL: database, REDIS_URL: redisUrl, ...env });
     return [a, b];
   }
+
+  it('a write through one instance shows in the other’s cached public reads within a second', async () => {
+    const [a, b] = await twoInstances();
+    try {
+      const f = await createPublisherWithNode(a, { description: 'before' });
+      const description = async () => ((await b.http.get(`/nodes?search=${f.nodeId}`).expect(200)).body.nodes[0]?.description as string | undefined);
+      expect(await description()).toBe('before'); // b caches it
+      await a.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.owner.auth).send({ description: 'after' }).expect(200);
+      const writtenAt = Date.now();
+      await waitFor(async () => (await description()) === 'after', 1000, 'b to show the write');
+      expect(Date.now() - writtenAt).toBeLessThanOrEqual(1000);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 
   it('a token revoked through one instance is refused by another within a second, though that one had it cached', async () => {
     const [a, b] = await twoInstances();

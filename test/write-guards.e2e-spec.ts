@@ -79,11 +79,11 @@ onPostgres('Guarded registry writes (PostgreSQL)', () => {
   it('PUT version: a node banned between the read and the write is 403 for a member, and the version is unchanged', async () => {
     await addVersions(t, f, '1.0.0');
     // A changelog edit writes only the version's row, so there is no node lock to wait on: the ban commits right
-    // after the request's read (the node, role and version in one statement), before its guarded write.
+    // after the request's reads (the version is read last), before its guarded write.
     const nodes = t.app.get(NodesRepository);
-    const readVersion = nodes.findNodeVersionWithRole.bind(nodes);
+    const readVersion = nodes.findVersion.bind(nodes);
     let banned = false;
-    const afterRead = jest.spyOn(nodes, 'findNodeVersionWithRole').mockImplementationOnce(async (...args) => {
+    const afterRead = jest.spyOn(nodes, 'findVersion').mockImplementationOnce(async (...args) => {
       const read = await readVersion(...args);
       await t.dataSource.query(banNode()[0][0], banNode()[0][1]);
       banned = true;

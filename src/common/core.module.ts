@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AccessGuard } from '../auth/access.guard';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { JsonBodyInterceptor } from './http/json-body.interceptor';
+import { ReadCacheModule } from './http/read-cache.module';
 import { RateLimitGuard, RateLimitModule } from './http/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
 import { LoggingModule } from './logging/logging.module';
@@ -15,7 +16,7 @@ import { StrictValidationPipe } from './validation/validation.pipe';
  */
 @Global()
 @Module({
-  imports: [LoggingModule, RedisModule, RateLimitModule],
+  imports: [LoggingModule, RedisModule, RateLimitModule, ReadCacheModule],
   providers: [
     // Global guards run in the order they are registered, which across modules depends on how Nest
     // scans them; listed here, rate limiting comes first, so an anonymous flood is throttled before

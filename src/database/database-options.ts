@@ -26,8 +26,10 @@ import { VersionChangeTime1764600000000 } from './migrations/1764600000000-versi
 import { SearchGeneration1764700000000 } from './migrations/1764700000000-search-generation';
 import { ReplyText1764800000000 } from './migrations/1764800000000-reply-text';
 import { LatestVersionReply1764900000000 } from './migrations/1764900000000-latest-version-reply';
+import { DropReplyText1765000000000 } from './migrations/1765000000000-drop-reply-text';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
+import { CatalogCountEntity } from '../nodes/entities/catalog-count.entity';
 
 export const ENTITIES = [
   UserEntity,
@@ -38,6 +40,7 @@ export const ENTITIES = [
   PublisherMemberEntity,
   NodeEntity,
   NodeVersionEntity,
+  CatalogCountEntity,
   ReviewEntity,
   VideoTaskEntity,
   IdempotencyKeyEntity,
@@ -67,6 +70,7 @@ export const MIGRATIONS = [
   SearchGeneration1764700000000,
   ReplyText1764800000000,
   LatestVersionReply1764900000000,
+  DropReplyText1765000000000,
 ];
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */

@@ -3,9 +3,9 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CacheableRead } from '../common/http/http-caching';
 import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { JsonText, JsonTextReply } from '../common/replies/json-text';
 import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
+import { DOWNLOAD_FLUSH_INTERVAL_MS } from './download-counter';
 import { NodesService } from './nodes.service';
 import { Public } from '../auth/authenticated.decorator';
 
@@ -20,15 +20,15 @@ export class NodesController {
   /** Active nodes, ordered by search_ranking (highest first), then downloads, then id. */
   @Get()
   @CacheableRead()
-  @JsonTextReply(NodeListDto)
   @ApiErrors(400)
-  list(@Query() query: NodeListQueryDto): Promise<JsonText<NodeListDto>> {
+  list(@Query() query: NodeListQueryDto): Promise<NodeListDto> {
     return this.nodes.list(query);
   }
 
   /** Detailed information about a node, with its publisher and latest version. */
   @Get(':nodeId')
-  @CacheableRead()
+  // Downloads are flushed every DOWNLOAD_FLUSH_INTERVAL_MS and show here within 2 s (CONTRACT §6).
+  @CacheableRead({ serverTtlMs: 2000 - DOWNLOAD_FLUSH_INTERVAL_MS })
   @ApiErrors(404)
   get(@Param('nodeId') nodeId: string): Promise<NodeDto> {
     return this.nodes.get(nodeId);

@@ -6,6 +6,7 @@ import { DownloadCounter } from './download-counter';
 import { NodePublishingService } from './node-publishing.service';
 import { NodesController } from './nodes.controller';
 import { NodesRepository } from './nodes.repository';
+import { catalogSearchProvider } from './search/catalog-search';
 import { NodesService } from './nodes.service';
 import { PublisherNodesController } from './publisher-nodes.controller';
 import { UploadUrls } from './upload-urls';
@@ -14,7 +15,7 @@ import { UploadsController } from './uploads.controller';
 @Module({
   imports: [PublishersModule, UsersModule, ArchivesModule],
   controllers: [NodesController, PublisherNodesController, UploadsController],
-  providers: [NodesService, NodesRepository, DownloadCounter, NodePublishingService, UploadUrls],
+  providers: [NodesService, NodesRepository, catalogSearchProvider, DownloadCounter, NodePublishingService, UploadUrls],
   exports: [NodesService],
 })
 export class NodesModule {}

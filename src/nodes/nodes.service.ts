@@ -10,16 +10,13 @@ import { parse as parseSemver } from 'semver';
 import { EntityManager, FindOneOptions } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { totalPages } from '../common/pagination/page-query.dto';
-import { JsonText } from '../common/replies/json-text';
 import { adminOnlyFields } from '../common/validation/admin-only';
 import { retryOnStaleRead, StaleReadError } from '../database/stale-read';
 import { TransactionRunner } from '../database/transaction-runner';
-import { toPublisherDto } from '../publishers/dto/publisher.mapper';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { PublishersService } from '../publishers/publishers.service';
 import { CreateNodeDto, NODE_ID_PATTERN, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
-import { nodeListText } from './dto/node-list.text';
 import { toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
@@ -129,22 +126,28 @@ export class NodesService {
     if (!node || (node.status === 'NodeStatusDeleted' && !includeDeleted)) {
       throw new NotFoundException(`node '${nodeId}' not found`);
     }
-    return toNodeDto(node);
+    const [dto] = await this.toDtos([node]);
+    return dto;
   }
 
-  /** A catalog page, as JSON text written from its rows (see nodeListText). */
-  async list(query: NodeListQueryDto): Promise<JsonText<NodeListDto>> {
-    const { rows, publishers, total } = await this.nodes.listActiveNodes({
+  async list(query: NodeListQueryDto): Promise<NodeListDto> {
+    const { nodes, total } = await this.nodes.listActiveNodes({
       search: query.search || undefined,
       changedAfter: query.timestamp === undefined ? undefined : instantOf(query.timestamp),
       offset: (query.page - 1) * query.limit,
       limit: query.limit,
     });
-    return nodeListText(
-      { total, page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) },
-      rows,
-      new Map(publishers.map((publisher) => [publisher.id, toPublisherDto(publisher)])),
-    );
+    return { total, nodes: await this.toDtos(nodes), page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) };
+  }
+
+  /** The nodes' replies, each with its publisher (asked of the publishers module once for all of them). */
+  private async toDtos(nodes: NodeEntity[]): Promise<NodeDto[]> {
+    const publishers = new Map((await this.publishers.findByIds([...new Set(nodes.map((node) => node.publisherId))])).map((p) => [p.id, p]));
+    return nodes.map((node) => {
+      const publisher = publishers.get(node.publisherId);
+      if (!publisher) throw new Error(`node ${node.id} names publisher ${node.publisherId}, which does not exist`);
+      return toNodeDto(node, publisher);
+    });
   }
 
   async create(caller: Principal, publisherId: string, input: CreateNodeDto): Promise<NodeDto> {
@@ -252,7 +255,7 @@ export class NodesService {
         this.nodes.updateNodeIfStatus(manager, checked, { ...changes, updatedAt: new Date() }),
       );
       if (!written) throw new StaleReadError(`node '${read.id}'`);
-      return written;
+      return read;
     });
     return this.displayAfterWrite(node.id);
   }
@@ -401,15 +404,14 @@ export class NodesService {
     // Only status and deprecation take part in the latest-version rule; a changelog edit cannot move it.
     const latestMayMove = changes.deprecated !== undefined || changes.status !== undefined;
     const version = await retryOnStaleRead(async () => {
-      // The node, the caller's role and the version in one read: the checks below are lockPublisherNode's and
-      // findWritableVersion's, in their order.
-      const found = await this.nodes.findNodeVersionWithRole(this.tx.reads, nodeId.toLowerCase(), caller.id, versionId);
+      // The checks below are lockPublisherNode's and findWritableVersion's, in their order.
+      const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
       const node = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found);
+      const read = this.writableVersion(caller, node, versionId, await this.nodes.findVersion(this.tx.reads, node.id, versionId));
       const adminField = ADMIN_ONLY_VERSION_FIELDS.find((field) => input[field] !== undefined);
       if (adminField && !caller.isAdmin) {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
-      const read = this.writableVersion(caller, node, versionId, found?.version ?? null);
       // A PUT that sets nothing changes nothing, not even the version's change time.
       if (Object.keys(changes).length === 0) return read;
       const write = async (manager: EntityManager) => {
@@ -466,6 +468,14 @@ export class NodesService {
     return node;
   }
 
+  /**
+   * Sets the node's rating (the mean of its reviews, from the reviews module) if its status is still the one the
+   * caller checked; false when it changed (nothing written).
+   */
+  setRating(manager: EntityManager, node: Pick<NodeEntity, 'id' | 'status'>, rating: number): Promise<boolean> {
+    return this.nodes.updateNodeIfStatus(manager, node, { rating });
+  }
+
   /** Locks a node read by reviewableNode for the rest of the caller's transaction (PostgreSQL; SQLite serialises writers). */
   lockNode(manager: EntityManager, node: Pick<NodeEntity, 'normalizedId'>): Promise<void> {
     return this.nodes.lockNodeRow(manager, node.normalizedId, this.tx.lockForUpdate().lock);
@@ -501,7 +511,18 @@ export class NodesService {
     nodeId: string,
     lock: Pick<FindOneOptions, 'lock'>,
   ): Promise<NodeEntity> {
-    return this.checkedPublisherNode(manager, caller, publisherId, nodeId, await this.nodes.findNodeWithRole(manager, nodeId.toLowerCase(), caller.id, lock));
+    return this.checkedPublisherNode(manager, caller, publisherId, nodeId, await this.nodeWithRole(manager, caller, nodeId, lock));
+  }
+
+  /** The node (read with `lock`) and the caller's role in its publisher (null when not a member); null when no such node. */
+  private async nodeWithRole(
+    manager: EntityManager,
+    caller: Principal,
+    nodeId: string,
+    lock: Pick<FindOneOptions, 'lock'>,
+  ): Promise<{ node: NodeEntity; role: PublisherRole | null } | null> {
+    const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase(), manager, lock);
+    return node && { node, role: await this.publishers.roleOf(node.publisherId, caller.id, manager) };
   }
 
   /** lockPublisherNode's checks, on what was read of the node and the caller's role in its publisher (null: no node). */

@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
+import { WritesPublicContent } from '../common/http/http-caching';
 import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
@@ -18,6 +19,8 @@ const ZIP_BODY = { schema: { type: 'string', format: 'binary' } } as const;
 
 /** Routes a publisher's members (and admins) use to manage its nodes. */
 @ApiTags('nodes')
+// Its writes change what public reads show (see PublicReadCache).
+@WritesPublicContent()
 @Controller('publishers/:publisherId/nodes')
 export class PublisherNodesController {
   constructor(

@@ -1,4 +1,5 @@
 import { Controller, HttpCode, Param, Put, Query, Req } from '@nestjs/common';
+import { WritesPublicContent } from '../common/http/http-caching';
 import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { requestOrigin } from '../common/http/http-request';
@@ -13,6 +14,8 @@ import { Public } from '../auth/authenticated.decorator';
 @ApiTags('nodes')
 // The signed URL is the credential (checked by the service), as the publishing CLI expects.
 @Public()
+// Its writes change what public reads show (see PublicReadCache).
+@WritesPublicContent()
 @Controller()
 export class UploadsController {
   constructor(private readonly publishing: NodePublishingService) {}

@@ -2,12 +2,14 @@ import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
-import { CacheableRead } from '../common/http/http-caching';
+import { CacheableRead, WritesPublicContent } from '../common/http/http-caching';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { AddMemberDto, CreatePublisherDto, PublisherDto, PublisherMemberDto } from './dto/publisher.dto';
 import { PublishersService } from './publishers.service';
 
 @ApiTags('publishers')
+// Its writes change what public reads show (see PublicReadCache).
+@WritesPublicContent()
 @Controller('publishers')
 export class PublishersController {
   constructor(private readonly publishers: PublishersService) {}

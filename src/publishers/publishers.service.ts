@@ -50,23 +50,33 @@ export class PublishersService {
   /** The publisher with its members; member e-mails only for its members and admins. */
   async get(publisherId: string, viewer?: Principal): Promise<PublisherDto> {
     const publisher = await this.requirePublisher(publisherId);
-    const members = await this.publishers.membersWithUsers(publisherId);
+    const members = await this.publishers.members(publisherId);
+    const users = new Map((await this.users.findUsers(members.map((m) => m.userId))).map((user) => [user.id, user]));
     const showEmails = viewer !== undefined && (viewer.isAdmin || members.some((m) => m.userId === viewer.id));
-    return { ...toPublisherDto(publisher), members: members.map((m) => toPublisherMemberDto(m, showEmails)) };
+    return { ...toPublisherDto(publisher), members: members.map((m) => toPublisherMemberDto(m, users.get(m.userId), showEmails)) };
+  }
+
+  /** The publishers with these ids; unknown ids are left out. */
+  findByIds(ids: string[]): Promise<PublisherEntity[]> {
+    return this.publishers.findByIds(ids);
+  }
+
+  /** The user's role in the publisher; null when not a member (or no such publisher). */
+  roleOf(publisherId: string, userId: string, manager?: EntityManager): Promise<PublisherRole | null> {
+    return this.publishers.roleOf(publisherId, userId, manager);
   }
 
   /** Adds a user to the publisher (owners and admins only). */
   async addMember(caller: Principal, publisherId: string, input: AddMemberDto): Promise<PublisherMemberDto> {
     await this.requireRole(caller, publisherId, 'owner');
-    await this.users.getUser(input.user_id);
+    const user = await this.users.getUser(input.user_id);
     const member = await this.tx.run(async (manager) => {
       if (await this.publishers.findMembership(publisherId, input.user_id, manager)) {
         throw new ConflictException(`user '${input.user_id}' is already a member of publisher '${publisherId}'`);
       }
       return this.insertMember(manager, publisherId, input.user_id, input.role, new Date());
     });
-    const [withUser] = (await this.publishers.membersWithUsers(publisherId)).filter((m) => m.id === member.id);
-    return toPublisherMemberDto(withUser, true);
+    return toPublisherMemberDto(member, user, true);
   }
 
   /**

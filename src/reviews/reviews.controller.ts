@@ -1,4 +1,5 @@
 import { Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { WritesPublicContent } from '../common/http/http-caching';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
@@ -8,6 +9,8 @@ import { ReviewQueryDto } from './dto/review.dto';
 import { ReviewsService } from './reviews.service';
 
 @ApiTags('reviews')
+// Its writes change what public reads show (see PublicReadCache).
+@WritesPublicContent()
 @Controller('nodes/:nodeId/reviews')
 export class ReviewsController {
   constructor(private readonly reviews: ReviewsService) {}

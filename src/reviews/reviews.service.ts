@@ -20,12 +20,12 @@ export class ReviewsService {
    * Records the caller's review (replacing an earlier one) and recomputes the
    * node's rating, in one transaction: the node's row lock (taken first, as
    * by every write that touches a node and rows referencing it), the review,
-   * then the rating computed by one statement. Concurrent reviews queue on
-   * the lock for those two statements and the commit (the checks ran
-   * before, unlocked), and each recomputation, started after the lock was
-   * granted, sees every committed review: no lost update. The rating write is guarded by the status the
-   * checks read (redone from the read if it changed). The reply is read
-   * after the commit.
+   * then the mean of its reviews, written to the node by the nodes module.
+   * Concurrent reviews queue on the lock for those statements and the commit
+   * (the checks ran before, unlocked), and each mean, read after the lock was
+   * granted, sees every committed review: no lost update. The rating write
+   * is guarded by the status the checks read (redone from the read if it
+   * changed). The reply is read after the commit.
    */
   review(caller: Principal, nodeId: string, star: number): Promise<NodeDto> {
     return retryOnStaleRead(async () => {
@@ -37,7 +37,8 @@ export class ReviewsService {
           manager,
           Object.assign(new ReviewEntity(), { id: randomUUID(), nodeId: node.id, userId: caller.id, star, createdAt: now, updatedAt: now }),
         );
-        if (!(await this.reviews.recomputeRating(manager, node))) throw new StaleReadError(`node '${node.id}'`);
+        const rating = await this.reviews.meanStar(manager, node.id);
+        if (!(await this.nodes.setRating(manager, node, rating))) throw new StaleReadError(`node '${node.id}'`);
       });
       return this.nodes.displayAfterWrite(node.id);
     });

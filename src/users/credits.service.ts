@@ -17,9 +17,8 @@ export interface Reservation {
 const SWEEP_BATCH = 100;
 
 /**
- * Every movement of a user's credits, each recorded in the ledger atomically
- * with it (same transaction or same statement), so the newest entry's
- * balance_after is always the balance.
+ * Every movement of a user's credits, each recorded in the ledger in the
+ * same transaction, so the newest entry's balance_after is always the balance.
  */
 @Injectable()
 export class CreditsService {
@@ -42,30 +41,25 @@ export class CreditsService {
   /**
    * Reserves an estimated cost before work starts: 402 when the balance is short.
    *
-   * On PostgreSQL, as one statement outside a transaction: in a transaction
-   * the user's row stayed locked through two more round trips to this process
-   * (the ledger INSERT, then COMMIT), and all of one user's concurrent creates
-   * queued behind them (docs/decisions.md). Its created_at is taken before
-   * the statement waits for the lock, so it may precede, by that wait, the
-   * created_at of an entry with a smaller id; entries are ordered by id.
+   * In one transaction: the conditional update that takes the credits, the
+   * reservation's open row, and its ledger entry. On PostgreSQL the user's
+   * row stays locked from that update until the commit, so one user's
+   * concurrent creates take their reservations one at a time.
    *
-   * The reservation is recorded as an open row with it (same statement or
-   * transaction), so that if this process dies before settling or releasing
-   * it, `releaseInterrupted` on any instance gives the credits back.
+   * The open row is what lets `releaseInterrupted`, on any instance, give
+   * the credits back if this process dies before settling or releasing it.
    */
   async reserve(userId: string, amount: number, idempotencyKey: string | null = null): Promise<Reservation> {
     if (amount === 0) return { id: null, userId, amount };
     const reservation = { id: randomUUID(), userId, amount, idempotencyKey, createdAt: new Date() };
-    const balance = this.tx.isPostgres
-      ? await this.users.reserveInOneStatement(reservation)
-      : await this.tx.run(async (manager) => {
-          const after = await this.users.takeCreditsIfAvailable(manager, userId, amount);
-          if (after !== null) {
-            await this.users.insertReservation(manager, reservation);
-            await this.record(manager, userId, 'reserve', -amount, null, after);
-          }
-          return after;
-        });
+    const balance = await this.tx.run(async (manager) => {
+      const after = await this.users.takeCreditsIfAvailable(manager, userId, amount);
+      if (after !== null) {
+        await this.users.insertReservation(manager, reservation);
+        await this.record(manager, userId, 'reserve', -amount, null, after);
+      }
+      return after;
+    });
     if (balance === null) {
       const short = (await this.users.findById(userId))?.credits ?? 0;
       throw new HttpException(`not enough credits: this request needs ${amount}, the balance is ${short}`, HttpStatus.PAYMENT_REQUIRED);

@@ -1,34 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, FindOneOptions, IsNull, LessThan } from 'typeorm';
-import { PreparedFindOne, PreparedInsert, PreparedUpdate, queryRows } from '../database/prepared-statements';
+import { DataSource, EntityManager, FindOneOptions, In, IsNull, LessThan } from 'typeorm';
 import { AccessTokenEntity } from './entities/access-token.entity';
 import { CreditLedgerEntryEntity } from './entities/credit-ledger-entry.entity';
 import { CreditReservationEntity } from './entities/credit-reservation.entity';
 import { UserEntity } from './entities/user.entity';
-
-/** SQLite. Parameters: amount, user id, amount (a `?` cannot be referred to twice). */
-const TAKE_CREDITS_ON_SQLITE = 'UPDATE "users" SET "credits" = "credits" - ? WHERE "id" = ? AND "credits" >= ? RETURNING "credits"';
-
-/**
- * PostgreSQL: that UPDATE, the reservation's row and its ledger entry in one
- * statement. Parameters: amount, user id, created at, reservation id, idempotency key.
- */
-const RESERVE_ON_POSTGRES = `WITH taken AS (
-  UPDATE "users" SET "credits" = "credits" - $1 WHERE "id" = $2 AND "credits" >= $1 RETURNING "credits"
-), held AS (
-  INSERT INTO "credit_reservations" ("id", "user_id", "amount", "idempotency_key", "created_at")
-  SELECT $4, $2, $1, $5::varchar, $3::timestamptz FROM taken
-)
-INSERT INTO "credit_ledger" ("user_id", "kind", "amount", "balance_after", "task_id", "created_at")
-SELECT $2, 'reserve', -$1, "credits", NULL, $3::timestamptz FROM taken
-RETURNING "balance_after"`;
-
-/** Closes a reservation; only the caller that gets its row back may move its credits. Parameter: reservation id. */
-const CLOSE_RESERVATION = (parameter: string) =>
-  `DELETE FROM "credit_reservations" WHERE "id" = ${parameter} RETURNING "id", "user_id", "amount", "idempotency_key"`;
-const CLOSE_RESERVATION_ON = { postgres: CLOSE_RESERVATION('$1'), sqlite: CLOSE_RESERVATION('?') };
-
-type ReservationRow = { id: string; user_id: string; amount: number; idempotency_key: string | null };
 
 /** An open reservation: what was taken from whom, and for which Idempotency-Key (if any). */
 export type OpenReservation = Omit<CreditReservationEntity, 'createdAt'>;
@@ -36,15 +11,14 @@ export type OpenReservation = Omit<CreditReservationEntity, 'createdAt'>;
 /** Data access for the user aggregate: the user, its tokens and its credit ledger. */
 @Injectable()
 export class UsersRepository {
-  private readonly userById = new PreparedFindOne(UserEntity, [['id']]);
-  private readonly userUpdate = new PreparedUpdate(UserEntity, ['id']);
-  private readonly ledgerInsert = new PreparedInsert(CreditLedgerEntryEntity);
-  private readonly reservationInsert = new PreparedInsert(CreditReservationEntity);
-
   constructor(private readonly dataSource: DataSource) {}
 
   findById(id: string, manager: EntityManager = this.dataSource.manager, options: Pick<FindOneOptions, 'lock'> = {}) {
-    return this.userById.run(manager, { id }, options);
+    return manager.findOne(UserEntity, { where: { id }, ...options });
+  }
+
+  findByIds(ids: string[]): Promise<UserEntity[]> {
+    return this.dataSource.manager.findBy(UserEntity, { id: In(ids) });
   }
 
   findByEmail(email: string, manager: EntityManager = this.dataSource.manager) {
@@ -56,49 +30,45 @@ export class UsersRepository {
   }
 
   /**
-   * SQLite: takes `amount` credits in one conditional UPDATE, only if the
-   * balance covers it, so concurrent reservations can never drive a balance
-   * negative. Returns the balance after, or null when it did not cover the
-   * amount.
+   * Takes `amount` credits in one conditional UPDATE, only if the balance
+   * covers it, so concurrent reservations can never drive a balance
+   * negative: SQLite runs one writer at a time, and PostgreSQL re-checks the
+   * condition on the row as a concurrent writer committed it. Returns the
+   * balance after (read in the same transaction, whose write keeps the row
+   * locked on PostgreSQL), or null when it did not cover the amount.
    */
   async takeCreditsIfAvailable(manager: EntityManager, userId: string, amount: number): Promise<number | null> {
-    const rows = await queryRows<{ credits: number }>(manager, TAKE_CREDITS_ON_SQLITE, [amount, userId, amount]);
-    return rows.length === 1 ? rows[0].credits : null;
+    const { affected } = await manager
+      .createQueryBuilder()
+      .update(UserEntity)
+      .set({ credits: () => 'credits - :amount' })
+      .where({ id: userId })
+      .andWhere('credits >= :amount', { amount })
+      .execute();
+    if (affected !== 1) return null;
+    const { credits } = await manager.findOneOrFail(UserEntity, { select: { id: true, credits: true }, where: { id: userId } });
+    return credits;
   }
 
-  /**
-   * PostgreSQL: the same conditional UPDATE and its 'reserve' ledger entry as
-   * one statement, outside any transaction, so the user's row stays locked
-   * only until that statement commits (see CreditsService.reserve). Returns
-   * the balance after, or null when it did not cover the amount.
-   */
-  async reserveInOneStatement(reservation: CreditReservationEntity): Promise<number | null> {
-    const { amount, userId, createdAt, id, idempotencyKey } = reservation;
-    const rows = await queryRows<{ balance_after: number }>(this.dataSource.manager, RESERVE_ON_POSTGRES, [
-      amount,
-      userId,
-      createdAt,
-      id,
-      idempotencyKey,
-    ]);
-    return rows.length === 1 ? rows[0].balance_after : null;
-  }
-
-  /** SQLite: records an open reservation, in the transaction that took its credits. */
-  insertReservation(manager: EntityManager, reservation: CreditReservationEntity): Promise<void> {
-    return this.reservationInsert.run(manager, reservation);
+  /** Records an open reservation, in the transaction that took its credits. */
+  async insertReservation(manager: EntityManager, reservation: CreditReservationEntity): Promise<void> {
+    await manager.insert(CreditReservationEntity, reservation);
   }
 
   /**
    * Deletes an open reservation and returns it, or null when it is already
    * closed (settled, released, or released by the recovery sweep). The DELETE
    * is the claim: on PostgreSQL a racing second DELETE waits for the first to
-   * commit and then finds no row; on SQLite writers are serialised.
+   * commit and then deletes nothing; on SQLite writers are serialised.
    */
   async closeReservation(manager: EntityManager, id: string): Promise<OpenReservation | null> {
-    const sql = this.dataSource.driver.options.type === 'postgres' ? CLOSE_RESERVATION_ON.postgres : CLOSE_RESERVATION_ON.sqlite;
-    const [row] = await queryRows<ReservationRow>(manager, sql, [id]);
-    return row ? { id: row.id, userId: row.user_id, amount: row.amount, idempotencyKey: row.idempotency_key } : null;
+    const reservation = await manager.findOne(CreditReservationEntity, {
+      select: { id: true, userId: true, amount: true, idempotencyKey: true },
+      where: { id },
+    });
+    if (!reservation) return null;
+    const { affected } = await manager.delete(CreditReservationEntity, { id });
+    return affected === 1 ? reservation : null;
   }
 
   /** Ids of reservations opened before `cutoff`, oldest first. */
@@ -122,8 +92,8 @@ export class UsersRepository {
     await manager.update(UserEntity, { id: userId }, { webhookSecret: secret });
   }
 
-  setCredits(manager: EntityManager, userId: string, credits: number): Promise<void> {
-    return this.userUpdate.run(manager, { id: userId }, { credits });
+  async setCredits(manager: EntityManager, userId: string, credits: number): Promise<void> {
+    await manager.update(UserEntity, { id: userId }, { credits });
   }
 
   /** The owner of an unrevoked token with this hash, in one query. */
@@ -147,9 +117,9 @@ export class UsersRepository {
     return token.tokenHash;
   }
 
-  /** A prepared INSERT: building TypeORM's insert per entry cost more than running it. */
-  appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<void> {
-    return this.ledgerInsert.run(manager, entry);
+  /** Leaves `entry` as it was given: TypeORM would otherwise write the generated id into it. */
+  async appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<void> {
+    await manager.createQueryBuilder().insert().into(CreditLedgerEntryEntity).values(entry).updateEntity(false).execute();
   }
 
   ledgerPage(userId: string, page: number, limit: number): Promise<[CreditLedgerEntryEntity[], number]> {

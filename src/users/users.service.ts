@@ -65,6 +65,11 @@ export class UsersService {
     return toUserDto(await this.requireUser(userId));
   }
 
+  /** The users with these ids; unknown ids are left out. */
+  async findUsers(userIds: string[]): Promise<UserDto[]> {
+    return (await this.users.findByIds(userIds)).map(toUserDto);
+  }
+
   createToken(userId: string, input: CreateTokenDto): Promise<CreatedTokenDto> {
     const secret = generateToken();
     return this.tx.run(async (manager) => {

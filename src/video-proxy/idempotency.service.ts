@@ -10,6 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../database/transaction-runner';
 import { IdempotencyKeyEntity } from './entities/idempotency-key.entity';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { VideoTasksRepository } from './video-tasks.repository';
 
 const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -52,6 +53,7 @@ export class IdempotencyService {
 
   constructor(
     private readonly tx: TransactionRunner,
+    private readonly keys: IdempotencyKeysRepository,
     private readonly tasks: VideoTasksRepository,
   ) {}
 
@@ -64,7 +66,7 @@ export class IdempotencyService {
   /** The reply to replay when the key was used before; otherwise claims the key (in flight). */
   claim(userId: string, key: string, hash: string): Promise<IdempotencyClaim> {
     return this.tx.run(async (manager) => {
-      const existing = await manager.findOne(IdempotencyKeyEntity, { where: { userId, key } });
+      const existing = await this.keys.find(manager, userId, key);
       if (existing && existing.createdAt.getTime() > Date.now() - KEY_LIFETIME_MS) {
         if (existing.requestHash !== hash) {
           throw new UnprocessableEntityException('this Idempotency-Key was already used with a different request body');
@@ -72,18 +74,10 @@ export class IdempotencyService {
         return { replay: await this.outcomeOf(manager, existing) };
       }
       if (existing) {
-        await manager.delete(IdempotencyKeyEntity, { id: existing.id });
+        await this.keys.delete(manager, existing.id);
       }
       const claimId = randomUUID();
-      await manager.insert(IdempotencyKeyEntity, {
-        id: claimId,
-        userId,
-        key,
-        requestHash: hash,
-        state: 'in_flight',
-        reply: null,
-        createdAt: new Date(),
-      });
+      await this.keys.insertInFlight(manager, { id: claimId, userId, key, requestHash: hash, createdAt: new Date() });
       return { claimId };
     });
   }
@@ -95,7 +89,7 @@ export class IdempotencyService {
    */
   async complete(claimId: string, reply: object): Promise<void> {
     try {
-      await this.tx.run((manager) => manager.update(IdempotencyKeyEntity, { id: claimId }, { state: 'done', reply: { ...reply } }));
+      await this.tx.run((manager) => this.keys.recordOutcome(manager, claimId, 'done', reply));
     } catch (error) {
       this.logger.warn({ err: error, claimId }, 'could not record an Idempotency-Key reply; a retry replays it from the task');
     }
@@ -109,7 +103,7 @@ export class IdempotencyService {
   async fail(claimId: string, error: HttpException): Promise<void> {
     const reply = { statusCode: error.getStatus(), message: error.message };
     try {
-      await this.tx.run((manager) => manager.update(IdempotencyKeyEntity, { id: claimId }, { state: 'failed', reply }));
+      await this.tx.run((manager) => this.keys.recordOutcome(manager, claimId, 'failed', reply));
     } catch (storeError) {
       this.logger.error({ err: storeError, claimId }, 'could not record an Idempotency-Key failure; the key stays in flight');
     }
@@ -120,12 +114,12 @@ export class IdempotencyService {
    * by the recovery sweep), in the sweep's transaction, so a retry runs anew.
    */
   async releaseInterrupted(manager: EntityManager, userId: string, key: string): Promise<void> {
-    await manager.delete(IdempotencyKeyEntity, { userId, key, state: 'in_flight' });
+    await this.keys.deleteInFlight(manager, { userId, key });
   }
 
   /** Frees a key whose request failed before the upstream accepted it, so the client may retry with it. */
   async release(claimId: string): Promise<void> {
-    await this.tx.run((manager) => manager.delete(IdempotencyKeyEntity, { id: claimId, state: 'in_flight' }));
+    await this.tx.run((manager) => this.keys.deleteInFlight(manager, { id: claimId }));
   }
 
   /** What a repeated request gets: the recorded reply or error, the task created under the claim, or 409. */

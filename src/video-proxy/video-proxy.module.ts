@@ -2,11 +2,14 @@ import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { UsersModule } from '../users/users.module';
+import { CallbackDeliveriesRepository } from './callbacks/callback-deliveries.repository';
 import { CallbackDeliveryWorker } from './callbacks/callback-delivery.worker';
 import { CallbackOutbox } from './callbacks/callback-outbox';
 import { UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
 import { UpstreamCallbacksController } from './callbacks/upstream-callbacks.controller';
 import { UpstreamCallbacksService } from './callbacks/upstream-callbacks.service';
+import { UpstreamNoncesRepository } from './callbacks/upstream-nonces.repository';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { IdempotencyService } from './idempotency.service';
 import { ReservationRecovery } from './reservation-recovery';
 import { VideoTasksController } from './video-tasks.controller';
@@ -32,6 +35,9 @@ import { VideoTasksRepository } from './video-tasks.repository';
     UpstreamCallbacksService,
     IdempotencyService,
     VideoTasksRepository,
+    IdempotencyKeysRepository,
+    CallbackDeliveriesRepository,
+    UpstreamNoncesRepository,
     CallbackOutbox,
     CallbackDeliveryWorker,
     ReservationRecovery,

@@ -1,18 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
-import { PreparedInsert } from '../database/prepared-statements';
+import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { VideoTaskEntity } from './entities/video-task.entity';
 
 /** Data access for video tasks. */
 @Injectable()
 export class VideoTasksRepository {
-  private readonly taskInsert = new PreparedInsert(VideoTaskEntity);
-
   constructor(private readonly dataSource: DataSource) {}
 
   /** Inserts a new task; an existing task id is a unique violation, never an overwrite. */
-  insert(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
-    return this.taskInsert.run(manager, task);
+  async insert(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
+    // TypeORM's deep-partial insert type cannot follow the simple-json records (`request`, `reply`), stored whole.
+    await manager.insert(VideoTaskEntity, task as QueryDeepPartialEntity<VideoTaskEntity>);
   }
 
   find(

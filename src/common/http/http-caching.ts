@@ -6,14 +6,17 @@ import {
   Injectable,
   INestApplication,
   NestInterceptor,
+  SetMetadata,
   UseInterceptors,
 } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import compression from 'compression';
 import etag from 'etag';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { Observable, tap } from 'rxjs';
+import { concatMap, map, Observable, of, tap } from 'rxjs';
 import { appConfig, AppConfig } from '../../config/config.module';
+import { PublicReadCache } from './public-read-cache';
 
 /** Replies smaller than this are sent as they are: compressing them costs more than it saves (CONTRACT §7). */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -32,19 +35,38 @@ export function replyEtag(body: string | Buffer): string {
   return etag(body, { weak: true });
 }
 
+/** How long this route's replies may be served from the read cache; unset: CACHE_MAX_AGE_S. */
+const SERVER_TTL = 'http:read-cache-ttl-ms';
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** The request as the read cache keys it: the path as sent and the query sorted, so parameter order does not matter. */
+function cacheKey(request: IncomingMessage): string {
+  const url = new URL(request.url ?? '/', 'http://cache.key');
+  url.searchParams.sort();
+  return `${url.pathname}?${url.searchParams.toString()}`;
+}
+
 /**
- * Cache-Control for public reads (CONTRACT §7): an anonymous request may be
+ * Public reads (CONTRACT §7). Cache-Control: an anonymous request may be
  * cached by anyone for CACHE_MAX_AGE_S; a request with a token only by the
  * caller's own client, since what it sees may depend on who it is
  * (GET /publishers/{id} shows members' e-mails to members). `Vary:
  * Authorization` keeps a shared cache from answering a token holder with the
  * anonymous copy. ETags and 304s come from Express (see http-adapter.ts).
+ * Anonymous replies are also kept serialized in the PublicReadCache and
+ * served from it; a hit and a miss send the same bytes (the reply is
+ * serialized here either way), so their ETags agree.
  */
 @Injectable()
 export class PublicReadCacheInterceptor implements NestInterceptor {
   private readonly maxAge: number;
 
-  constructor(@Inject(appConfig.KEY) config: AppConfig) {
+  constructor(
+    @Inject(appConfig.KEY) config: AppConfig,
+    private readonly cache: PublicReadCache,
+    private readonly reflector: Reflector,
+  ) {
     this.maxAge = config.CACHE_MAX_AGE_S;
   }
 
@@ -52,11 +74,30 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const request = http.getRequest<IncomingMessage>();
     const response = http.getResponse<ServerResponse>();
+    const anonymous = !hasCredentials(request.headers);
     // Only once the handler succeeded: an error (a 404 for a node published a moment later) must not be cached.
+    const setHeaders = () => {
+      response.setHeader('Cache-Control', `${anonymous ? 'public' : 'private'}, max-age=${this.maxAge}`);
+      addVary(response, 'Authorization');
+    };
+    if (!anonymous) return next.handle().pipe(tap(setHeaders));
+    const key = cacheKey(request);
+    const cached = this.cache.get(key);
+    if (cached !== undefined) {
+      setHeaders();
+      response.setHeader('Content-Type', JSON_CONTENT_TYPE);
+      return of(cached);
+    }
+    const generation = this.cache.generation;
+    const routeTtlMs = this.reflector.get<number | undefined>(SERVER_TTL, context.getHandler());
+    const ttlMs = Math.min(routeTtlMs ?? Infinity, this.cache.defaultTtlMs);
     return next.handle().pipe(
-      tap(() => {
-        response.setHeader('Cache-Control', `${hasCredentials(request.headers) ? 'private' : 'public'}, max-age=${this.maxAge}`);
-        addVary(response, 'Authorization');
+      map((reply) => {
+        const text = JSON.stringify(reply);
+        this.cache.store(key, text, generation, ttlMs);
+        setHeaders();
+        response.setHeader('Content-Type', JSON_CONTENT_TYPE);
+        return text;
       }),
     );
   }
@@ -75,11 +116,43 @@ function hasCredentials(headers: IncomingHttpHeaders): boolean {
   return headers.authorization !== undefined;
 }
 
+export interface CacheableReadOptions {
+  /**
+   * How long the read cache may serve this route's replies, when it must be
+   * shorter than CACHE_MAX_AGE_S (a single node's downloads show within 2 s);
+   * never longer (CACHE_MAX_AGE_S=0 turns the cache off).
+   */
+  serverTtlMs?: number;
+}
+
 /** A public read: cacheable as above, with ETag and 304, and documented so. */
-export function CacheableRead(): MethodDecorator & ClassDecorator {
+export function CacheableRead(options: CacheableReadOptions = {}): MethodDecorator & ClassDecorator {
   return applyDecorators(
+    ...(options.serverTtlMs === undefined ? [] : [SetMetadata(SERVER_TTL, options.serverTtlMs)]),
     UseInterceptors(PublicReadCacheInterceptor),
     ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag of an earlier reply: 304 without a body when the reply would be the same.' }),
     ApiResponse({ status: 304, description: 'Not modified: the ETag in If-None-Match still matches.' }),
   );
+}
+
+/** After each successful write (any method but GET and HEAD) of the route: public content changed (see PublicReadCache). */
+@Injectable()
+export class PublicContentWriteInterceptor implements NestInterceptor {
+  constructor(private readonly cache: PublicReadCache) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const { method } = context.switchToHttp().getRequest<IncomingMessage>();
+    if (method === 'GET' || method === 'HEAD') return next.handle();
+    return next.handle().pipe(concatMap(async (reply: unknown) => (await this.cache.contentChanged(), reply)));
+  }
+}
+
+/**
+ * Marks a controller (or route) whose writes change what public reads show:
+ * each successful write empties the read cache on every instance before its
+ * reply goes out, so the writer's next read, and within moments everyone's,
+ * sees it.
+ */
+export function WritesPublicContent(): MethodDecorator & ClassDecorator {
+  return UseInterceptors(PublicContentWriteInterceptor);
 }

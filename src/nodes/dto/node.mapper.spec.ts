@@ -69,7 +69,6 @@ function node(latestVersion: NodeVersionEntity | null): NodeEntity {
     latestVersionId: latestVersion?.id ?? null,
     createdAt: new Date('2026-03-04T05:06:07.008Z'),
     updatedAt: new Date('2026-03-05T00:00:00.000Z'),
-    publisher: publisher(),
     latestVersion,
   });
 }
@@ -77,7 +76,7 @@ function node(latestVersion: NodeVersionEntity | null): NodeEntity {
 describe('toNodeDto', () => {
   // The reply's bytes are the contract: the same keys in the same order, nothing null, absent fields left out.
   it('serializes a node with its publisher and latest version without the fields that have no value', () => {
-    expect(JSON.stringify(toNodeDto(node(version())))).toBe(
+    expect(JSON.stringify(toNodeDto(node(version()), publisher()))).toBe(
       '{"id":"Upscaler","name":"Upscaler","description":"Upscales images","license":"MIT",' +
         '"repository":"https://github.com/acme/upscaler","supported_os":["linux"],"supported_accelerators":[],' +
         '"tags":["image"],"tags_admin":[],"preempted_app_node_names":[],"status":"NodeStatusActive",' +
@@ -90,7 +89,7 @@ describe('toNodeDto', () => {
   });
 
   it('leaves latest_version out when the node has none', () => {
-    const reply = JSON.parse(JSON.stringify(toNodeDto(node(null)))) as Record<string, unknown>;
+    const reply = JSON.parse(JSON.stringify(toNodeDto(node(null), publisher()))) as Record<string, unknown>;
     expect('latest_version' in reply).toBe(false);
     expect(Object.values(reply)).not.toContain(null);
   });

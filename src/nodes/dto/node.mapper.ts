@@ -1,6 +1,7 @@
 import { isoTime } from '../../common/replies/iso-time';
 import { absentIfNull } from '../../common/replies/omit-absent';
 import { toPublisherDto } from '../../publishers/dto/publisher.mapper';
+import { PublisherEntity } from '../../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from '../entities/node-version.entity';
 import { NodeEntity } from '../entities/node.entity';
 import { NodeDto } from './node.dto';
@@ -32,11 +33,8 @@ export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
   };
 }
 
-/** The full node as every route shows it; expects `publisher` and `latestVersion` to be loaded. */
-export function toNodeDto(node: NodeEntity): NodeDto {
-  if (!node.publisher) {
-    throw new Error(`node ${node.id} was loaded without its publisher`);
-  }
+/** The full node as every route shows it (a single GET, a catalog page, a write's reply); expects `latestVersion` loaded. */
+export function toNodeDto(node: NodeEntity, publisher: PublisherEntity): NodeDto {
   return {
     id: node.id,
     name: node.name,
@@ -62,7 +60,7 @@ export function toNodeDto(node: NodeEntity): NodeDto {
     github_stars: node.githubStars,
     rating: node.rating,
     created_at: isoTime(node.createdAt),
-    publisher: toPublisherDto(node.publisher),
+    publisher: toPublisherDto(publisher),
     latest_version: node.latestVersion ? toNodeVersionDto(node.latestVersion) : undefined,
   };
 }

@@ -1,6 +1,5 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { CompatibilityColumns } from './compatibility-columns';
-import { PublisherEntity } from '../../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from './node-version.entity';
 
 export const NODE_STATUSES = ['NodeStatusActive', 'NodeStatusDeleted', 'NodeStatusBanned'] as const;
@@ -78,9 +77,6 @@ export class NodeEntity extends CompatibilityColumns {
   @Column({ name: 'updated_at', type: Date })
   updatedAt!: Date;
 
-  @ManyToOne(() => PublisherEntity)
-  @JoinColumn({ name: 'publisher_id' })
-  publisher?: PublisherEntity;
 
   @ManyToOne(() => NodeVersionEntity, { createForeignKeyConstraints: false })
   @JoinColumn({ name: 'latest_version_id' })

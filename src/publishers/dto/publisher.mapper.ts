@@ -1,5 +1,6 @@
 import { isoTime } from '../../common/replies/iso-time';
 import { absentIfNull, omitAbsent } from '../../common/replies/omit-absent';
+import { UserDto } from '../../users/dto/user.dto';
 import { PublisherMemberEntity } from '../entities/publisher-member.entity';
 import { PublisherEntity } from '../entities/publisher.entity';
 import { PublisherDto, PublisherMemberDto } from './publisher.dto';
@@ -18,8 +19,12 @@ export function toPublisherDto(publisher: PublisherEntity): PublisherDto {
   };
 }
 
-export function toPublisherMemberDto(member: PublisherMemberEntity, showEmail: boolean): PublisherMemberDto {
-  const user = member.user;
+/** `user`: the member's name and e-mail, from the users module. */
+export function toPublisherMemberDto(
+  member: PublisherMemberEntity,
+  user: Pick<UserDto, 'name' | 'email'> | undefined,
+  showEmail: boolean,
+): PublisherMemberDto {
   return {
     id: member.id,
     role: member.role,

@@ -1,5 +1,4 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { UserEntity } from '../../users/entities/user.entity';
 import { PublisherEntity } from './publisher.entity';
 
 export const PUBLISHER_ROLES = ['owner', 'member'] as const;
@@ -25,8 +24,4 @@ export class PublisherMemberEntity {
   @ManyToOne(() => PublisherEntity, (publisher) => publisher.members)
   @JoinColumn({ name: 'publisher_id' })
   publisher?: PublisherEntity;
-
-  @ManyToOne(() => UserEntity)
-  @JoinColumn({ name: 'user_id' })
-  user?: UserEntity;
 }

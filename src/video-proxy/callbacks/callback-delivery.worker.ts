@@ -3,7 +3,8 @@ import { createHmac } from 'node:crypto';
 import { UsersService } from '../../users/users.service';
 import { videoConfig, VideoConfig } from '../video.config';
 import { postJson, RefusedAddressError } from './callback-http';
-import { CallbackOutbox, DueDelivery } from './callback-outbox';
+import { DueDelivery } from './callback-deliveries.repository';
+import { CallbackOutbox } from './callback-outbox';
 
 export const MAX_DELIVERY_ATTEMPTS = 15;
 export const MAX_RETRY_DELAY_MS = 10 * 60 * 1000;

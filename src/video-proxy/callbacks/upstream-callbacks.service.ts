@@ -1,16 +1,15 @@
 import { BadRequestException, ConflictException, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
 import { IncomingMessage } from 'node:http';
-import { LessThan } from 'typeorm';
 import { readJsonBody } from '../../common/http/json-body-reader';
 import { findUnsafeInput } from '../../common/validation/validation.pipe';
 import { TransactionRunner } from '../../database/transaction-runner';
-import { UpstreamNonceEntity } from '../entities/upstream-nonce.entity';
 import { parseTaskStatus } from '../upstream/upstream-protocol';
 import { UpstreamTarget } from '../upstream/upstream-target';
 import { VIDEO_BODY_LIMITS } from '../video-body-limit';
 import { VideoTasksService } from '../video-tasks.service';
 import { MAX_CLOCK_SKEW_MS, verifyUpstreamSignature } from './upstream-signature';
 import { UpstreamCallbackUrl } from './upstream-callback-url';
+import { UpstreamNoncesRepository } from './upstream-nonces.repository';
 
 export interface IncomingCallback {
   method: string;
@@ -31,6 +30,7 @@ export class UpstreamCallbacksService {
     private readonly target: UpstreamTarget,
     private readonly callbackUrl: UpstreamCallbackUrl,
     private readonly tasks: VideoTasksService,
+    private readonly nonces: UpstreamNoncesRepository,
     private readonly tx: TransactionRunner,
   ) {}
 
@@ -75,11 +75,11 @@ export class UpstreamCallbacksService {
     if (nonce.length > 128) throw new UnauthorizedException('upstream callback refused: nonce too long');
     try {
       await this.tx.run(async (manager) => {
-        if (await manager.findOne(UpstreamNonceEntity, { where: { nonce } })) {
+        if (await this.nonces.isKnown(manager, nonce)) {
           throw new UnauthorizedException('upstream callback refused: replayed nonce');
         }
-        await manager.delete(UpstreamNonceEntity, { receivedAt: LessThan(new Date(Date.now() - NONCE_RETENTION_MS)) });
-        await manager.insert(UpstreamNonceEntity, { nonce, receivedAt: new Date() });
+        await this.nonces.deleteReceivedBefore(manager, new Date(Date.now() - NONCE_RETENTION_MS));
+        await this.nonces.insert(manager, nonce, new Date());
       });
     } catch (error) {
       // Two deliveries of one nonce at once: the second loses the insert race.

@@ -1,0 +1,60 @@
+import { AppConfig } from '../../config/config.module';
+import { Broadcast, BroadcastListener } from '../redis/broadcast';
+import { PublicReadCache } from './public-read-cache';
+
+/** A broadcast whose reliability the test sets, and whose messages it delivers by hand. */
+class FakeBroadcast {
+  reliable = true;
+  listener?: BroadcastListener;
+  listen(_channel: string, listener: BroadcastListener): void {
+    this.listener = listener;
+  }
+  publish(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+describe('PublicReadCache', () => {
+  let broadcast: FakeBroadcast;
+  let cache: PublicReadCache;
+
+  beforeEach(() => {
+    broadcast = new FakeBroadcast();
+    cache = new PublicReadCache(broadcast as unknown as Broadcast, { CACHE_MAX_AGE_S: 60 } as AppConfig);
+  });
+
+  it('keeps a reply until public content changes, here or on another instance', async () => {
+    cache.store('/nodes?', 'page', cache.generation, 60_000);
+    expect(cache.get('/nodes?')).toBe('page');
+    await cache.contentChanged();
+    expect(cache.get('/nodes?')).toBeUndefined();
+    cache.store('/nodes?', 'page 2', cache.generation, 60_000);
+    broadcast.listener?.message('');
+    expect(cache.get('/nodes?')).toBeUndefined();
+  });
+
+  it('does not store a reply read before a change it may not show', async () => {
+    const started = cache.generation;
+    await cache.contentChanged();
+    cache.store('/nodes/x?', 'read before the change', started, 60_000);
+    expect(cache.get('/nodes/x?')).toBeUndefined();
+  });
+
+  it('neither serves nor stores while the broadcast cannot promise delivery, and drops everything on resync', () => {
+    cache.store('/a?', 'kept', cache.generation, 60_000);
+    broadcast.reliable = false;
+    expect(cache.get('/a?')).toBeUndefined();
+    cache.store('/b?', 'not kept', cache.generation, 60_000);
+    broadcast.reliable = true;
+    expect(cache.get('/b?')).toBeUndefined();
+    broadcast.listener?.resync();
+    expect(cache.get('/a?')).toBeUndefined();
+  });
+
+  it('forgets a reply after its time to live', async () => {
+    cache.store('/nodes/y?', 'short', cache.generation, 20);
+    expect(cache.get('/nodes/y?')).toBe('short');
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(cache.get('/nodes/y?')).toBeUndefined();
+  });
+});
