@@ -4,7 +4,7 @@ import { CreateNodeDto, UpdateNodeDto } from '../src/nodes/dto/node.dto';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, unique } from './support/test-app';
 
-/** CONTRACT §3.1: the node fields only admins may change, each with a value that differs from a new node's. */
+/** docs/api-rules.md §3.1: the node fields only admins may change, each with a value that differs from a new node's. */
 const CONTRACT_ADMIN_ONLY: Record<string, unknown> = {
   status: 'NodeStatusBanned',
   status_detail: 'spam',

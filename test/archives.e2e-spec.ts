@@ -257,7 +257,7 @@ describe('Archives: uploads through a raw-body route (ArchivesService.receive)',
       }
     });
 
-    it('400 for a body that starts like a zip but that a zip reader cannot read (CONTRACT §6)', async () => {
+    it('400 for a body that starts like a zip but that a zip reader cannot read (docs/api-rules.md §6)', async () => {
       for (const [what, bytes] of Object.entries(unreadableZips())) {
         const res = await upload(bytes).expect(400);
         expectErrorBody(res, 400, 'Bad Request');

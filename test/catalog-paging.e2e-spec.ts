@@ -3,13 +3,13 @@ import { createPublisherWithNode, PublisherFixture } from './support/registry-fi
 import { TestApp, TestUser } from './support/test-app';
 
 /**
- * Paging and counting the whole catalog (CONTRACT §3, §7): pages past the
+ * Paging and counting the whole catalog (docs/api-rules.md §3, §7): pages past the
  * middle are walked from the end of the catalog index, and `total` is the
  * count the catalog-count triggers keep. Both are checked against the
  * database's own answer over the whole catalog, so a wrong backward offset
  * or a count a write forgot shows up here, on either database.
  */
-describe('Catalog paging and counting (CONTRACT §3, §7)', () => {
+describe('Catalog paging and counting (docs/api-rules.md §3, §7)', () => {
   let t: TestApp;
   let admin: TestUser;
   const fixtures: PublisherFixture[] = [];

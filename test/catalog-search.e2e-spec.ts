@@ -26,7 +26,7 @@ async function wholeCatalog(t: TestApp, query = ''): Promise<ListedNode[]> {
  * (three characters or more) and terms they cannot (one or two): the
  * indexes must change the cost of a search, never its answer.
  */
-describe('Catalog search and ordering on indexes (CONTRACT §3, §7)', () => {
+describe('Catalog search and ordering on indexes (docs/api-rules.md §3, §7)', () => {
   let t: TestApp;
   const tag = unique('srch').replace('-', '');
 

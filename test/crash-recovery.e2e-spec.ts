@@ -10,7 +10,7 @@ import { freePort, ServerProcess, TestDatabase, waitFor } from './support/server
 import { TestApp } from './support/test-app';
 
 /**
- * CONTRACT §8, crash recovery: a create interrupted by the death of its
+ * docs/api-rules.md §8, crash recovery: a create interrupted by the death of its
  * process (SIGKILL while it waits on the upstream) has its reservation
  * released by the next live instance, the ledger says so, and its
  * Idempotency-Key runs anew. On SQLite (a file), or on TEST_DATABASE_URL.

@@ -9,7 +9,7 @@ import { TestApp } from './support/test-app';
 import { makeZip } from './support/zip';
 
 /**
- * CONTRACT §6: installs are counted in batches, and the counts still pending
+ * docs/api-rules.md §6: installs are counted in batches, and the counts still pending
  * are written when the application shuts down gracefully. The database is a
  * file (or TEST_DATABASE_URL), read again after the app has closed.
  */

@@ -23,7 +23,7 @@ function send(port: number, path: string, headers: Record<string, string> = {}, 
   });
 }
 
-describe('HTTP caching and compression of public reads (CONTRACT §7)', () => {
+describe('HTTP caching and compression of public reads (docs/api-rules.md §7)', () => {
   let t: TestApp;
   let port: number;
   let f: PublisherFixture;

@@ -14,7 +14,7 @@ import { filesUnder } from './support/files';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-describe('Installable nodes: the public registry clients, unchanged (CONTRACT §6)', () => {
+describe('Installable nodes: the public registry clients, unchanged (docs/api-rules.md §6)', () => {
   const MAX_BYTES = 64 * 1024;
   let t: TestApp;
   let baseUrl: string;
@@ -305,7 +305,7 @@ describe('Installable nodes: the public registry clients, unchanged (CONTRACT §
     });
   });
 
-  describe('an upload that starts like a zip but no zip reader can read (CONTRACT §6)', () => {
+  describe('an upload that starts like a zip but no zip reader can read (docs/api-rules.md §6)', () => {
     it.each(Object.entries(unreadableZips()))(
       '%s: 400 in the error shape at the signed URL and the member route, nothing stored, the version still pending and its URL still usable',
       async (_, bytes) => {

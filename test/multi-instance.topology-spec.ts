@@ -45,7 +45,7 @@ async function bounded<T>(count: number, inFlight: number, job: (index: number) 
 }
 
 /**
- * CONTRACT §8: three real server processes (`npm start`'s dist/src/main.js) on
+ * docs/api-rules.md §8: three real server processes (`npm start`'s dist/src/main.js) on
  * one fresh PostgreSQL database and one Redis database, behind a round-robin
  * client, behave as one service. Needs TEST_DATABASE_URL (PostgreSQL),
  * TEST_REDIS_URL and a build; run by .ci/run (`npm run test:topology`).

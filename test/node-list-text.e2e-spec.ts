@@ -123,7 +123,7 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
 
   it('writes every node of a page as its own GET /nodes/{id} sends it, byte for byte', async () => {
     const page = await expectPageOfReplies();
-    // Fields without a value are left out, never null (CONTRACT §6): the bare node has almost every column NULL.
+    // Fields without a value are left out, never null (docs/api-rules.md §6): the bare node has almost every column NULL.
     expectNoNulls(page.body);
     // The cases above are all there: the test cannot pass on nodes that lost their fields.
     expect(page.body.nodes.find((n: { id: string }) => n.id === rich)).toMatchObject({

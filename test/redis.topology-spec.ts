@@ -13,7 +13,7 @@ const REDIS_URL = testRedisUrl(11);
 const describeWithRedis = REDIS_URL ? describe : describe.skip;
 
 /**
- * CONTRACT §8 with REDIS_URL, in process: two apps on one database and one
+ * docs/api-rules.md §8 with REDIS_URL, in process: two apps on one database and one
  * Redis behave as one service, and an app whose Redis goes away keeps serving.
  * (test/multi-instance.topology-spec.ts does the same with real processes.)
  */

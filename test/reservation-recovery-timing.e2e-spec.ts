@@ -3,7 +3,7 @@ import { CreditReservationEntity } from '../src/users/entities/credit-reservatio
 import { TestApp } from './support/test-app';
 
 /**
- * CONTRACT §8: the sweeps release a reservation whose create never finished
+ * docs/api-rules.md §8: the sweeps release a reservation whose create never finished
  * once VIDEO_UPSTREAM_TIMEOUT_MS + VIDEO_RESERVATION_GRACE_MS have passed
  * since it was made, at the next sweep (every VIDEO_RECOVERY_SWEEP_MS): not
  * before, and not much later.

@@ -66,7 +66,7 @@ const concrete = (path: string) => path.replace(/:\w+/g, 'x');
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 const name = (route: Route) => `${route.method} ${route.path}`;
 
-/** The routes that take no token, or an optional one (CONTRACT §6: public reads, signed URLs, the CLI's publish). */
+/** The routes that take no token, or an optional one (docs/api-rules.md §6: public reads, signed URLs, the CLI's publish). */
 const ANONYMOUS = [
   'GET /health',
   'GET /health/ready',

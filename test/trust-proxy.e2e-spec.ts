@@ -1,7 +1,7 @@
 import { TestApp } from './support/test-app';
 
 /**
- * TRUST_PROXY (CONTRACT §8): behind a trusted proxy each client gets its own
+ * TRUST_PROXY (docs/api-rules.md §8): behind a trusted proxy each client gets its own
  * rate-limit window, keyed by the address the proxy saw; without it,
  * X-Forwarded-For is ignored, so a client cannot open windows by forging it.
  * supertest connects over loopback, so the test process plays the proxy.

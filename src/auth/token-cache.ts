@@ -13,7 +13,7 @@ const REVOKED_CHANNEL = 'auth:token-revoked';
  * here and, through the broadcast (Redis pub/sub with REDIS_URL), on every
  * other instance at once. While the broadcast cannot promise delivery (Redis
  * unreachable), the cache is bypassed and every request reads the database;
- * when it is back, everything cached before is dropped (CONTRACT §8).
+ * when it is back, everything cached before is dropped (docs/api-rules.md §8).
  */
 @Injectable()
 export class TokenCache {

@@ -41,7 +41,7 @@ export class HealthController {
     const database = () => this.database.pingCheck('database', { timeout: 2000 });
     if (!this.redis.client) return this.health.check([database]);
     // Without Redis the instance still serves correctly (rate limits fail open, auth reads the
-    // database), so Redis is reported but never makes it unready (CONTRACT §8).
+    // database), so Redis is reported but never makes it unready (docs/api-rules.md §8).
     return this.health.check([database, () => ({ redis: { status: 'up', connected: this.redis.available } })]);
   }
 }

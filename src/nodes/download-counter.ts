@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnModuleDestroy, OnModul
 import { TransactionRunner } from '../database/transaction-runner';
 import { NodesRepository } from './nodes.repository';
 
-/** How often counted downloads reach the database (CONTRACT §6: visible within 2 s). */
+/** How often counted downloads reach the database (docs/api-rules.md §6: visible within 2 s). */
 export const DOWNLOAD_FLUSH_INTERVAL_MS = 1000;
 
 /**

@@ -17,7 +17,7 @@ import { UploadSignature, UploadUrls } from './upload-urls';
 const PENDING = 'NodeVersionStatusPending';
 
 /**
- * Publishing versions with archives (CONTRACT §6): the public registry
+ * Publishing versions with archives (docs/api-rules.md §6): the public registry
  * CLI's publish (body token, node upsert, a pending version and a signed
  * upload URL), the signed upload that makes the version installable, and a
  * member's archive upload with a bearer token. Archive bodies are streamed to

@@ -27,7 +27,7 @@ export class NodesController {
 
   /** Detailed information about a node, with its publisher and latest version. */
   @Get(':nodeId')
-  // Downloads are flushed every DOWNLOAD_FLUSH_INTERVAL_MS and show here within 2 s (CONTRACT §6).
+  // Downloads are flushed every DOWNLOAD_FLUSH_INTERVAL_MS and show here within 2 s (docs/api-rules.md §6).
   @CacheableRead({ serverTtlMs: 2000 - DOWNLOAD_FLUSH_INTERVAL_MS })
   @ApiErrors(404)
   get(@Param('nodeId') nodeId: string): Promise<NodeDto> {

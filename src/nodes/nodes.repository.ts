@@ -49,7 +49,7 @@ export class NodesRepository {
   }
 
   /**
-   * A page of the listed nodes in the listing's order (CONTRACT §3), and how
+   * A page of the listed nodes in the listing's order (docs/api-rules.md §3), and how
    * many the filter selects. The page's ids come from an index walk (the
    * partial catalog index is in exactly the listing's order), then only
    * their rows are read, so a deep page walks the index, not the rows before
@@ -90,7 +90,7 @@ export class NodesRepository {
     const query = this.dataSource.manager.createQueryBuilder(NodeEntity, 'node').where(`node.status = 'NodeStatusActive'`);
     if (filter.search) this.search.matching(query, 'node', filter.search);
     if (filter.changedAfter) {
-      // Changed: the node's own row or any of its versions (CONTRACT §6), each found from its `updated_at` index.
+      // Changed: the node's own row or any of its versions (docs/api-rules.md §6), each found from its `updated_at` index.
       query.andWhere(
         `node.id IN (SELECT id FROM nodes WHERE updated_at > :changedAfter UNION ALL SELECT node_id FROM node_versions WHERE updated_at > :changedAfter)`,
         { changedAfter: filter.changedAfter },
@@ -117,7 +117,7 @@ export class NodesRepository {
 
   /**
    * A version's changes, with its own change time (`updated_at`, which a
-   * sync with `timestamp` reads, CONTRACT §6), if the version's status and
+   * sync with `timestamp` reads, docs/api-rules.md §6), if the version's status and
    * its node's are still those the caller read and checked: one statement
    * that writes only the version's row. The version as written, or null when
    * either status changed in between (nothing written).
@@ -221,7 +221,7 @@ function columns(node: Partial<NodeEntity>): QueryDeepPartialEntity<NodeEntity> 
   return node as QueryDeepPartialEntity<NodeEntity>;
 }
 
-/** The listing's order (CONTRACT §3), or its exact reverse: the order of the partial catalog index. */
+/** The listing's order (docs/api-rules.md §3), or its exact reverse: the order of the partial catalog index. */
 function inListingOrder<T extends NodeEntity>(query: SelectQueryBuilder<T>, backward: boolean): SelectQueryBuilder<T> {
   const [first, second] = backward ? (['ASC', 'DESC'] as const) : (['DESC', 'ASC'] as const);
   return query.orderBy('node.searchRanking', first).addOrderBy('node.downloads', first).addOrderBy('node.id', second);

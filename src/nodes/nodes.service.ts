@@ -162,7 +162,7 @@ export class NodesService {
   }
 
   /**
-   * The publishing CLI's node step (CONTRACT §6), inside the caller's
+   * The publishing CLI's node step (docs/api-rules.md §6), inside the caller's
    * transaction: the publisher's node with the given fields applied as a
    * merge-patch, created (with those fields) when it does not exist yet.
    * 409 when another publisher owns the id.
@@ -574,7 +574,7 @@ export class NodesService {
 
   /**
    * After any write to a version: the node counts as changed for
-   * `GET /nodes?timestamp=` (CONTRACT §6), and its latest_version is
+   * `GET /nodes?timestamp=` (docs/api-rules.md §6), and its latest_version is
    * recomputed when the write could move it.
    */
   async recordVersionChange(manager: EntityManager, nodeId: string, { latestMayMove }: { latestMayMove: boolean }): Promise<void> {

@@ -8,7 +8,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * POST /publishers/{p}/nodes/{n}/versions takes two bodies (CONTRACT §6):
+ * POST /publishers/{p}/nodes/{n}/versions takes two bodies (docs/api-rules.md §6):
  * the bearer form (CreateNodeVersionDto) and the public registry CLI's
  * (PublishNodeVersionDto, recognised by its own keys). Each is then
  * validated by the global pipe's rules as its own class, so either shape

@@ -2,7 +2,7 @@ import { ForbiddenException, Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SigningKeys } from '../database/signing-keys';
 
-/** How long a signed upload URL accepts its PUT (CONTRACT §6). */
+/** How long a signed upload URL accepts its PUT (docs/api-rules.md §6). */
 export const UPLOAD_URL_TTL_S = 3600;
 
 /** The route that accepts signed archive uploads: `PUT /uploads/{versionId}?expires=…&signature=…`. */

@@ -76,7 +76,7 @@ export class CreditsService {
 
   /**
    * Releases reservations opened before `cutoff` and still open: their
-   * request can no longer be running, so its process died (CONTRACT §8).
+   * request can no longer be running, so its process died (docs/api-rules.md §8).
    * Each is released in a transaction of its own that first deletes its row,
    * so with several instances sweeping at once each is released exactly once;
    * `alsoDo` runs in that transaction (the video proxy frees the request's

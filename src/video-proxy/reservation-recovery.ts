@@ -7,7 +7,7 @@ import { videoConfig, VideoConfig } from './video.config';
 const SHUTDOWN_WAIT_MS = 5000;
 
 /**
- * Crash recovery for creates (CONTRACT §8). A live create settles or releases
+ * Crash recovery for creates (docs/api-rules.md §8). A live create settles or releases
  * its reservation within VIDEO_UPSTREAM_TIMEOUT_MS (the upstream call's own
  * deadline) plus a few statements; one still open after that plus
  * VIDEO_RESERVATION_GRACE_MS belongs to a process that died. Every instance

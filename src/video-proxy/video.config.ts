@@ -60,7 +60,7 @@ export class VideoEnvironment {
    * the recovery sweep takes its create for dead: room for the transactions
    * around the upstream call and for clocks that differ between instances.
    * With the sweep interval (both at most 30 s), a reservation is released
-   * within VIDEO_UPSTREAM_TIMEOUT_MS + 60 s (CONTRACT §8).
+   * within VIDEO_UPSTREAM_TIMEOUT_MS + 60 s (docs/api-rules.md §8).
    */
   @IsOptional()
   @Transform(toInteger)

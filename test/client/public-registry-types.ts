@@ -1,6 +1,6 @@
 /**
  * The registry's frontend is typed from the public registry's spec
- * (/work/shared/spec/interface.md §2): every field optional and
+ * (docs/api-rules.md §3): every field optional and
  * non-nullable. Hand-written here as that spec gives them (integers as
  * number, date-times as string, enums as unions), so that
  * typed-client.ts can check our generated reply types fit them: a reply

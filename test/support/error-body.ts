@@ -1,4 +1,4 @@
-/** The contract's error body (CONTRACT §1), checked field by field. */
+/** The contract's error body (docs/api-rules.md §1), checked field by field. */
 export function expectErrorBody(body: Record<string, unknown>, status: number, error: string, requestId?: string): void {
   expect(body).toEqual({
     statusCode: status,

@@ -9,7 +9,7 @@ export function nullPaths(value: unknown, path = '$'): string[] {
 }
 
 /**
- * Replies leave out what has no value, never `null` (CONTRACT §6: the
+ * Replies leave out what has no value, never `null` (docs/api-rules.md §6: the
  * registry's clients test `'key' in obj` and crash on null). Fails listing
  * the JSON path of every null in `body`.
  */

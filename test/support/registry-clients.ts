@@ -1,6 +1,6 @@
 /**
  * The public registry's own clients, reduced to the requests they send
- * (CONTRACT §6): the host app's package manager (catalog sync and install)
+ * (docs/api-rules.md §6): the host app's package manager (catalog sync and install)
  * and its publishing CLI. They use plain fetch against a listening server,
  * with exactly the paths, parameters, headers and bodies those clients send,
  * and read the replies the way they do ('key' in obj, not null checks).

@@ -18,7 +18,7 @@ import { concatMap, map, Observable, of, tap } from 'rxjs';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { PublicReadCache } from './public-read-cache';
 
-/** Replies smaller than this are sent as they are: compressing them costs more than it saves (CONTRACT §7). */
+/** Replies smaller than this are sent as they are: compressing them costs more than it saves (docs/api-rules.md §7). */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
 /**
@@ -48,7 +48,7 @@ function cacheKey(request: IncomingMessage): string {
 }
 
 /**
- * Public reads (CONTRACT §7). Cache-Control: an anonymous request may be
+ * Public reads (docs/api-rules.md §7). Cache-Control: an anonymous request may be
  * cached by anyone for CACHE_MAX_AGE_S; a request with a token only by the
  * caller's own client, since what it sees may depend on who it is
  * (GET /publishers/{id} shows members' e-mails to members). `Vary:

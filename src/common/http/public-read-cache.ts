@@ -15,7 +15,7 @@ export type CacheGeneration = number;
  * Serialized replies of anonymous public reads (the catalog, nodes,
  * versions, publishers), by request, so a hot read is served without the
  * database. Every write of public content empties it here and, through the
- * broadcast, on every other instance within moments (CONTRACT §7: visible at
+ * broadcast, on every other instance within moments (docs/api-rules.md §7: visible at
  * once here, within 1 s elsewhere); counters that change without such a
  * write (downloads) are as old as an entry's time to live at most. While the
  * broadcast cannot promise delivery (Redis unreachable) nothing is served

@@ -8,7 +8,7 @@ import { SharedRedis } from './shared-redis';
  * Rate-limit windows in Redis, shared by every instance (the maintained
  * @nest-lab/throttler-storage-redis does the counting). While Redis cannot
  * be reached, a request is let through uncounted and the outage is logged
- * once a minute (CONTRACT §8: rate limiting fails open, the service keeps
+ * once a minute (docs/api-rules.md §8: rate limiting fails open, the service keeps
  * serving).
  */
 export class FailOpenThrottlerStorage implements ThrottlerStorage {

@@ -7,14 +7,14 @@ import { appConfig, AppConfig } from '../../config/config.module';
 export const REDIS_KEY_PREFIX = 'registry:';
 
 const WARNING_INTERVAL_MS = 60_000;
-/** How long startup waits for Redis before serving without it (CONTRACT §8: keep serving). */
+/** How long startup waits for Redis before serving without it (docs/api-rules.md §8: keep serving). */
 const STARTUP_WAIT_MS = 2000;
 
 /**
  * The connection to REDIS_URL, when it is set: state all instances share
  * (rate-limit windows, auth-cache invalidation). Commands fail at once while
  * Redis is unreachable instead of queueing (no offline queue, no retries,
- * a 1 s command deadline), so callers can fail open (CONTRACT §8); the
+ * a 1 s command deadline), so callers can fail open (docs/api-rules.md §8); the
  * client reconnects by itself. Problems are logged at most once a minute.
  */
 @Injectable()

@@ -9,7 +9,7 @@ export type OmitAbsent<T> = { [K in Exclude<keyof T, AbsentableKeys<T>>]: T[K] }
 /**
  * A copy of `fields` without the properties that are null or undefined.
  *
- * Replies leave out what has no value (CONTRACT §6): the registry's clients
+ * Replies leave out what has no value (docs/api-rules.md §6): the registry's clients
  * test `'key' in obj` and crash on `null`. Mappers pass entity columns
  * (`string | null`) straight in; the result type makes each such field
  * optional and non-nullable, so it only fits a reply class that declares the
@@ -30,7 +30,7 @@ export function omitAbsent<T extends object>(fields: T): OmitAbsent<T> {
 /**
  * A column's value as a reply field: null becomes undefined, a key that
  * JSON.stringify leaves out, so the reply has no such key, as with
- * omitAbsent (CONTRACT §6). For the catalog's mappers, which run for every
+ * omitAbsent (docs/api-rules.md §6). For the catalog's mappers, which run for every
  * node of a page: an object literal of `absentIfNull(...)` fields is built
  * in one allocation with one shape, where omitAbsent copies each object key
  * by key (a fifth of a page of 1,000's CPU went to building replies,

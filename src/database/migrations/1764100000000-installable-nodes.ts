@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { dialectOf, runStatements } from '../dialect';
 
 /**
- * Installable nodes (CONTRACT §6): a version's archive by content hash, the
+ * Installable nodes (docs/api-rules.md §6): a version's archive by content hash, the
  * index behind `GET /nodes?timestamp=` (every version write touched its node's
  * `updated_at`), and the keys this service signs its own URLs with, kept in
  * the database so every instance verifies what any instance signed.

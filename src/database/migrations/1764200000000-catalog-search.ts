@@ -4,7 +4,7 @@ import { runStatements } from '../dialect';
 const SEARCHED_COLUMNS = ['id', 'name', 'description', 'author'];
 
 /**
- * Catalog reads on indexes (CONTRACT §7). Listing: a partial index on the
+ * Catalog reads on indexes (docs/api-rules.md §7). Listing: a partial index on the
  * active nodes in exactly the listing's order (search_ranking DESC,
  * downloads DESC, id), so a page is an index walk and a deep page walks only
  * the index. Search (a substring of id, name, description or author,

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { dialectOf, runStatements } from '../dialect';
 
-/** Open credit reservations, so a create interrupted by a crash can be found and released (CONTRACT §8). */
+/** Open credit reservations, so a create interrupted by a crash can be found and released (docs/api-rules.md §8). */
 export class CreditReservations1764300000000 implements MigrationInterface {
   name = 'CreditReservations1764300000000';
 

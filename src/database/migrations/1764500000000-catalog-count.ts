@@ -7,7 +7,7 @@ const LISTED = `'NodeStatusActive'`;
  * The size of the listed catalog (active nodes), kept in one row by triggers
  * in the same transactions that insert, delete or change the status of
  * nodes, so a listing reads its `total` instead of counting the catalog
- * (CONTRACT §7), exactly, on every instance. Download counts and edits that
+ * (docs/api-rules.md §7), exactly, on every instance. Download counts and edits that
  * leave the status alone never touch the row. On PostgreSQL, inserts and
  * deletes are counted once per statement (a bulk load updates the row once
  * per statement, not once per row); a status change once per row that

@@ -3,7 +3,7 @@ import { dialectOf, runStatements } from '../dialect';
 
 /**
  * A version's own change time, indexed, so `GET /nodes?timestamp=T` finds
- * nodes whose versions changed (CONTRACT §6) without a version edit also
+ * nodes whose versions changed (docs/api-rules.md §6) without a version edit also
  * writing its node's row. That write was the cost of PUT version on
  * PostgreSQL: `nodes.updated_at` is indexed, so setting it is never a HOT
  * update, and every one inserted new entries into each of the node's nine

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { runStatements } from '../dialect';
 
-/** What a search matches (CONTRACT §3): a change to any of these, or to the status, can change a search's total. */
+/** What a search matches (docs/api-rules.md §3): a change to any of these, or to the status, can change a search's total. */
 const SEARCHED = ['id', 'name', 'description', 'author', 'status'];
 
 /**

@@ -18,7 +18,7 @@ import { runStatements } from '../dialect';
  * - `node_versions.reply_json`: the version's whole reply (toNodeVersionDto).
  *
  * The fields below are toNodeDto's and toNodeVersionDto's, in their order,
- * as JSON.stringify writes them: a NULL column is left out (CONTRACT §6),
+ * as JSON.stringify writes them: a NULL column is left out (docs/api-rules.md §6),
  * JSON columns (simple-json) go in as stored, times are UTC ISO text with
  * milliseconds. test/node-list-text.e2e-spec.ts compares a page with each
  * node's own GET on both databases, so a field added to the replies needs a

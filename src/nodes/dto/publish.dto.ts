@@ -9,7 +9,7 @@ export class PublishedVersionFieldsDto extends OmitType(CreateNodeVersionDto, ['
 
 /**
  * The public registry's publish body, as its publishing CLI sends it with no
- * Authorization header (CONTRACT §6). The token authenticates exactly as a
+ * Authorization header (docs/api-rules.md §6). The token authenticates exactly as a
  * bearer token would.
  */
 export class PublishNodeVersionDto {

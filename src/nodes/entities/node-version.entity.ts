@@ -34,7 +34,7 @@ export class NodeVersionEntity extends CompatibilityColumns {
   @Column({ name: 'download_url', type: 'varchar', length: 2048, nullable: true })
   downloadUrl!: string | null;
 
-  /** sha256 of the archive uploaded for this version (CONTRACT §6); its downloadUrl points at it. */
+  /** sha256 of the archive uploaded for this version (docs/api-rules.md §6); its downloadUrl points at it. */
   @Column({ name: 'archive_sha256', type: 'varchar', length: 64, nullable: true })
   archiveSha256!: string | null;
 
@@ -50,7 +50,7 @@ export class NodeVersionEntity extends CompatibilityColumns {
   @Column({ name: 'created_at', type: Date })
   createdAt!: Date;
 
-  /** When the version was last changed after its creation (for `?timestamp` syncs, CONTRACT §6); null until then. */
+  /** When the version was last changed after its creation (for `?timestamp` syncs, docs/api-rules.md §6); null until then. */
   @Column({ name: 'updated_at', type: Date, nullable: true })
   updatedAt!: Date | null;
 }

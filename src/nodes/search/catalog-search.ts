@@ -3,7 +3,7 @@ import { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { containsPattern, searchCondition, searchIndexQuery } from './search-sql';
 
 /**
- * The catalog search (CONTRACT §3: a case-insensitive substring of id, name,
+ * The catalog search (docs/api-rules.md §3: a case-insensitive substring of id, name,
  * description or author) as each database answers it from its own index.
  * The one place outside migrations that knows which database it runs on
  * (docs/decisions.md, "Catalog reads on indexes").

@@ -1,11 +1,11 @@
 /**
- * The SQL of a catalog search (CONTRACT §3: a case-insensitive substring of
+ * The SQL of a catalog search (docs/api-rules.md §3: a case-insensitive substring of
  * id, name, description or author), as both databases run it. The LIKEs
  * decide; the trigram structures only narrow (see docs/decisions.md,
  * "Catalog reads on indexes").
  */
 
-/** What a search looks in (CONTRACT §3). */
+/** What a search looks in (docs/api-rules.md §3). */
 const SEARCHED_COLUMNS = ['id', 'name', 'description', 'author'];
 const ASCII = /^\p{ASCII}*$/u;
 
@@ -14,7 +14,7 @@ export function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
-/** The search predicate (CONTRACT §3): the column, lower-cased, contains the term. */
+/** The search predicate (docs/api-rules.md §3): the column, lower-cased, contains the term. */
 const containsLowered = (column: string) => `LOWER(${column}) LIKE :pattern ESCAPE '!'`;
 
 /**
