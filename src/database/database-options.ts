@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DataSourceOptions, MigrationInterface } from 'typeorm';
 import { AccessTokenEntity } from '../users/entities/access-token.entity';
 import { CreditLedgerEntryEntity } from '../users/entities/credit-ledger-entry.entity';
@@ -14,19 +14,6 @@ import { CallbackDeliveryEntity } from '../video-proxy/entities/callback-deliver
 import { IdempotencyKeyEntity } from '../video-proxy/entities/idempotency-key.entity';
 import { UpstreamNonceEntity } from '../video-proxy/entities/upstream-nonce.entity';
 import { VideoTaskEntity } from '../video-proxy/entities/video-task.entity';
-import { VideoTasks1763900000000 } from './migrations/1763900000000-video-tasks';
-import { TaskLifecycle1764000000000 } from './migrations/1764000000000-task-lifecycle';
-import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
-import { InstallableNodes1764100000000 } from './migrations/1764100000000-installable-nodes';
-import { CatalogSearch1764200000000 } from './migrations/1764200000000-catalog-search';
-import { CreditReservations1764300000000 } from './migrations/1764300000000-credit-reservations';
-import { IdempotentTaskLink1764400000000 } from './migrations/1764400000000-idempotent-task-link';
-import { CatalogCount1764500000000 } from './migrations/1764500000000-catalog-count';
-import { VersionChangeTime1764600000000 } from './migrations/1764600000000-version-change-time';
-import { SearchGeneration1764700000000 } from './migrations/1764700000000-search-generation';
-import { ReplyText1764800000000 } from './migrations/1764800000000-reply-text';
-import { LatestVersionReply1764900000000 } from './migrations/1764900000000-latest-version-reply';
-import { DropReplyText1765000000000 } from './migrations/1765000000000-drop-reply-text';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 import { CatalogCountEntity } from '../nodes/entities/catalog-count.entity';
@@ -56,22 +43,11 @@ interface SqliteConnection {
   function(name: string, options: { deterministic: boolean }, implementation: (value: unknown) => unknown): unknown;
 }
 
-/** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
-export const MIGRATIONS = [
-  InitialSchema1763800000000,
-  VideoTasks1763900000000,
-  TaskLifecycle1764000000000,
-  InstallableNodes1764100000000,
-  CatalogSearch1764200000000,
-  CreditReservations1764300000000,
-  IdempotentTaskLink1764400000000,
-  CatalogCount1764500000000,
-  VersionChangeTime1764600000000,
-  SearchGeneration1764700000000,
-  ReplyText1764800000000,
-  LatestVersionReply1764900000000,
-  DropReplyText1765000000000,
-];
+/**
+ * Every migration file beside this one, as TypeORM loads them: `.ts` under
+ * ts-jest and ts-node, `.js` in dist/. Adding a migration is adding its file.
+ */
+export const MIGRATIONS = join(__dirname, 'migrations', '*.{js,ts}');
 
 /** Entities and migrations a feature mounted from outside src/ brings along (see docs/extending.md). */
 export interface SchemaExtension {
@@ -89,7 +65,7 @@ type MigrationClass = new () => MigrationInterface;
 export function buildDataSourceOptions(target: DatabaseTarget, extensions: SchemaExtension[] = []): DataSourceOptions {
   const common = {
     entities: [...ENTITIES, ...extensions.flatMap((extension) => extension.entities ?? [])],
-    migrations: [...MIGRATIONS, ...extensions.flatMap((extension) => extension.migrations ?? [])],
+    migrations: [MIGRATIONS, ...extensions.flatMap((extension) => extension.migrations ?? [])],
     migrationsRun: true,
     migrationsTransactionMode: 'each' as const,
     synchronize: false,

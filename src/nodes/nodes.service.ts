@@ -17,45 +17,12 @@ import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { PublishersService } from '../publishers/publishers.service';
 import { CreateNodeDto, NODE_ID_PATTERN, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
-import { toNodeDto, toNodeVersionDto } from './dto/node.mapper';
+import { NodeField, NODE_FIELD_PROPERTIES, patchValue, toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity } from './entities/node.entity';
 import { bySemverDescending, pickLatestVersion } from './latest-version';
 import { DownloadCounter } from './download-counter';
 import { NodesRepository } from './nodes.repository';
-
-type NodeField = keyof NodeFieldsDto | 'name';
-
-/** Request field → entity property, for every field a publisher may write. */
-const NODE_COLUMNS: Record<NodeField, keyof NodeEntity> = {
-  name: 'name',
-  description: 'description',
-  author: 'author',
-  category: 'category',
-  license: 'license',
-  icon: 'icon',
-  banner_url: 'bannerUrl',
-  repository: 'repository',
-  tags: 'tags',
-  supported_os: 'supportedOs',
-  supported_accelerators: 'supportedAccelerators',
-  supported_app_version: 'supportedAppVersion',
-  supported_app_frontend_version: 'supportedAppFrontendVersion',
-  translations: 'translations',
-  status: 'status',
-  status_detail: 'statusDetail',
-  tags_admin: 'tagsAdmin',
-  search_ranking: 'searchRanking',
-  preempted_app_node_names: 'preemptedAppNodeNames',
-};
-
-const ARRAY_FIELDS = new Set<NodeField>([
-  'tags',
-  'supported_os',
-  'supported_accelerators',
-  'tags_admin',
-  'preempted_app_node_names',
-]);
 
 /** Fields only admins may change (marked `@AdminOnly()` on the DTO); others may resend the current value (GET → edit → PUT). */
 const ADMIN_ONLY_NODE_FIELDS = adminOnlyFields(NodeFieldsDto);
@@ -97,13 +64,9 @@ function assertBodyIdMatches(nodeId: string, input: { id?: string }): void {
   }
 }
 
-/** The value a merge-patch field sets: null clears (arrays become empty). */
-function patchValue(field: NodeField, value: unknown): unknown {
-  return value === null && ARRAY_FIELDS.has(field) ? [] : value;
-}
-
+/** Equal as JSON, an absent value (a column a new node leaves NULL) being null. */
 function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
 @Injectable()
@@ -204,23 +167,13 @@ export class NodesService {
       id: nodeId,
       normalizedId: nodeId.toLowerCase(),
       publisherId,
-      description: null,
-      author: null,
-      category: null,
-      license: null,
-      icon: null,
-      bannerUrl: null,
-      repository: null,
+      // Optional columns are left out: NULL until the patch below sets them.
       tags: [],
       tagsAdmin: [],
       supportedOs: [],
       supportedAccelerators: [],
-      supportedAppVersion: null,
-      supportedAppFrontendVersion: null,
       preemptedAppNodeNames: [],
-      translations: null,
       status: 'NodeStatusActive',
-      statusDetail: null,
       searchRanking: 0,
       downloads: 0,
       githubStars: 0,
@@ -553,7 +506,7 @@ export class NodesService {
     if (caller.isAdmin) return;
     for (const field of ADMIN_ONLY_NODE_FIELDS) {
       const value = input[field];
-      if (value !== undefined && !sameValue(patchValue(field, value), node[NODE_COLUMNS[field]])) {
+      if (value !== undefined && !sameValue(patchValue(field, value), node[NODE_FIELD_PROPERTIES[field]])) {
         throw new ForbiddenException(`only admins may change '${field}'`);
       }
     }
@@ -562,7 +515,7 @@ export class NodesService {
   /** Applies the merge patch to the entity; returns the columns it set (leaving out the `unwritten` fields). */
   private applyPatch(node: NodeEntity, input: NodeFieldsDto & { name?: string }, unwritten: readonly NodeField[] = []): Partial<NodeEntity> {
     const changes: Partial<NodeEntity> = {};
-    for (const [field, column] of Object.entries(NODE_COLUMNS) as [NodeField, keyof NodeEntity][]) {
+    for (const [field, column] of Object.entries(NODE_FIELD_PROPERTIES) as [NodeField, keyof NodeEntity][]) {
       const value = input[field];
       if (value !== undefined && !unwritten.includes(field)) {
         Object.assign(changes, { [column]: patchValue(field, value) });

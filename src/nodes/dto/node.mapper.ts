@@ -4,7 +4,7 @@ import { toPublisherDto } from '../../publishers/dto/publisher.mapper';
 import { PublisherEntity } from '../../publishers/entities/publisher.entity';
 import { NodeVersionEntity } from '../entities/node-version.entity';
 import { NodeEntity } from '../entities/node.entity';
-import { NodeDto } from './node.dto';
+import { NodeDto, NodeFieldsDto } from './node.dto';
 import { NodeVersionDto } from './node-version.dto';
 
 // Each reply is one object literal (see absentIfNull): a catalog page maps every node through here. The
@@ -63,4 +63,46 @@ export function toNodeDto(node: NodeEntity, publisher: PublisherEntity): NodeDto
     publisher: toPublisherDto(publisher),
     latest_version: node.latestVersion ? toNodeVersionDto(node.latestVersion) : undefined,
   };
+}
+
+/** A node field a request may write, as the request names it. */
+export type NodeField = keyof NodeFieldsDto | 'name';
+
+/**
+ * Request field → entity property, for every node field a request may write:
+ * a merge-patch (docs/api-rules.md §3.1) sets each field it gives.
+ */
+export const NODE_FIELD_PROPERTIES: Record<NodeField, keyof NodeEntity> = {
+  name: 'name',
+  description: 'description',
+  author: 'author',
+  category: 'category',
+  license: 'license',
+  icon: 'icon',
+  banner_url: 'bannerUrl',
+  repository: 'repository',
+  tags: 'tags',
+  supported_os: 'supportedOs',
+  supported_accelerators: 'supportedAccelerators',
+  supported_app_version: 'supportedAppVersion',
+  supported_app_frontend_version: 'supportedAppFrontendVersion',
+  translations: 'translations',
+  status: 'status',
+  status_detail: 'statusDetail',
+  tags_admin: 'tagsAdmin',
+  search_ranking: 'searchRanking',
+  preempted_app_node_names: 'preemptedAppNodeNames',
+};
+
+const ARRAY_FIELDS = new Set<NodeField>([
+  'tags',
+  'supported_os',
+  'supported_accelerators',
+  'tags_admin',
+  'preempted_app_node_names',
+]);
+
+/** The value a merge-patch field sets: null clears (arrays become empty). */
+export function patchValue(field: NodeField, value: unknown): unknown {
+  return value === null && ARRAY_FIELDS.has(field) ? [] : value;
 }
