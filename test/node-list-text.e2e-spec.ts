@@ -61,6 +61,7 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
       icon: 'https://full.example/icon.png',
       banner_url: 'https://full.example/banner.png',
       repository: 'https://github.com/full/rich',
+      homepage: 'https://full.example/docs?lang="en"',
       supported_os: ['linux', 'windows'],
       supported_accelerators: ['cuda'],
       supported_app_version: '>=0.3.0',
@@ -181,6 +182,7 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
       icon: null,
       banner_url: 'https://full.example/banner-2.png',
       repository: null,
+      homepage: null,
       supported_os: ['macos'],
       supported_accelerators: [],
       supported_app_version: null,
@@ -235,7 +237,7 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
     // The writes took effect: the comparisons above were of changed nodes.
     const node = (await t.http.get(`/nodes/${rich}`).expect(200)).body;
     expect(node).toMatchObject({ name: ownerFields.name, author: 'Another', tags: [], supported_os: ['macos'], search_ranking: 4, github_stars: 43, downloads: 12 });
-    for (const cleared of ['description', 'category', 'license', 'icon', 'repository', 'supported_app_version', 'translations', 'status_detail']) {
+    for (const cleared of ['description', 'category', 'license', 'icon', 'repository', 'homepage', 'supported_app_version', 'translations', 'status_detail']) {
       expect(node).not.toHaveProperty(cleared);
     }
     expect(node.latest_version).toMatchObject({ version: '1.2.0', status_reason: 'checked', downloadUrl: expect.stringMatching(/\/archives\/[0-9a-f]{64}\.zip$/) });

@@ -55,7 +55,7 @@ describe('Nodes', () => {
       expectNoNulls(res.body);
       expect('latest_version' in res.body).toBe(false);
       expect('description' in res.body).toBe(false);
-      const absent = ['author', 'category', 'license', 'icon', 'banner_url', 'repository', 'supported_app_version', 'supported_app_frontend_version', 'translations', 'status_detail'];
+      const absent = ['author', 'category', 'license', 'icon', 'banner_url', 'repository', 'homepage', 'supported_app_version', 'supported_app_frontend_version', 'translations', 'status_detail'];
       expect(absent.filter((key) => key in res.body)).toEqual([]);
       expect(absent.filter((key) => key in res.body.publisher)).toEqual([]);
       expect(['description', 'website', 'support', 'source_code_repo', 'logo'].filter((key) => key in res.body.publisher)).toEqual([]);
@@ -306,6 +306,7 @@ describe('Nodes', () => {
       [{ icon: 'ftp://example.com/x.png' }, 'icon must be an absolute http(s) URL'],
       [{ banner_url: 'not a url' }, 'banner_url must be an absolute http(s) URL'],
       [{ repository: '/relative/path' }, 'repository must be an absolute http(s) URL'],
+      [{ homepage: 'javascript:alert(1)' }, 'homepage must be an absolute http(s) URL'],
       [{ name: '' }, 'name must be longer than or equal to 1 characters'],
       [{ name: 'n'.repeat(257) }, 'name must be shorter than or equal to 256 characters'],
       [{ description: 'd'.repeat(5001) }, 'description must be shorter than or equal to 5000 characters'],

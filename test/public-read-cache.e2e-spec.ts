@@ -41,9 +41,14 @@ describe('The read cache of public replies', () => {
     const primed = async () => Promise.all([page(), node(), versions()]);
     await primed();
 
-    await t.http.put(nodeUrl).set(f.owner.auth).send({ description: 'edited' }).expect(200);
+    await t.http.put(nodeUrl).set(f.owner.auth).send({ description: 'edited', homepage: 'https://example.com/docs' }).expect(200);
     let [list, one] = await primed();
     expect([list.body.nodes[0].description, one.body.description]).toEqual(['edited', 'edited']);
+    expect([list.body.nodes[0].homepage, one.body.homepage]).toEqual(['https://example.com/docs', 'https://example.com/docs']);
+    // Merge-patch: null clears it, and a cleared field is left out of every reply.
+    await t.http.put(nodeUrl).set(f.owner.auth).send({ homepage: null }).expect(200);
+    [list, one] = await primed();
+    expect(['homepage' in list.body.nodes[0], 'homepage' in one.body]).toEqual([false, false]);
 
     await t.http.post(`${nodeUrl}/versions`).set(f.owner.auth).send({ version: '1.1.0' }).expect(201);
     let all;

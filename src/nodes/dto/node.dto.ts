@@ -89,6 +89,10 @@ export class NodeFieldsDto {
   @OptionalUrl()
   repository?: string | null;
 
+  /** URL of the node's home page (documentation, examples), when it is not the repository. */
+  @OptionalUrl()
+  homepage?: string | null;
+
   @StringList()
   tags?: string[] | null;
 
@@ -227,6 +231,8 @@ export class NodeDto {
   banner_url?: string;
   /** URL of the repository. */
   repository?: string;
+  /** URL of the node's home page (documentation, examples), when it is not the repository. */
+  homepage?: string;
   tags!: string[];
   /** Admin-only tags for security warnings and admin metadata. */
   tags_admin!: string[];

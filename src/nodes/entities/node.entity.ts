@@ -42,6 +42,9 @@ export class NodeEntity extends CompatibilityColumns {
   @Column({ type: 'varchar', length: 2048, nullable: true })
   repository!: string | null;
 
+  @Column({ type: 'varchar', length: 2048, nullable: true })
+  homepage!: string | null;
+
   @Column({ name: 'preempted_app_node_names', type: 'simple-json' })
   preemptedAppNodeNames!: string[];
 
