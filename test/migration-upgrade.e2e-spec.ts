@@ -1,0 +1,48 @@
+import { addVersions, createPublisherWithNode } from './support/registry-fixtures';
+import { TestApp } from './support/test-app';
+
+/**
+ * The migrations that dropped the reply text (1765000000000) and added
+ * `homepage` (1765100000000), run on a database that has rows: undone to the
+ * schema before them (the reply text rebuilt by the triggers' migrations) and
+ * run again, every node, version and review stays as it was.
+ */
+describe('Upgrading a database with rows', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await TestApp.start();
+  });
+  afterAll(() => t.close());
+
+  const snapshot = async () => ({
+    nodes: await t.dataSource.query(`SELECT "id", "name", "description", "latest_version_id", "rating", "downloads", "status" FROM "nodes" ORDER BY "id"`),
+    versions: await t.dataSource.query(`SELECT "id", "node_id", "version", "deprecated", "status" FROM "node_versions" ORDER BY "id"`),
+    listed: await t.dataSource.query(`SELECT "listed" FROM "catalog_counts"`),
+  });
+  const columnsOf = async (table: string): Promise<string[]> =>
+    (await t.dataSource.createQueryRunner().getTable(table))?.columns.map((column) => column.name) ?? [];
+
+  it('keeps every row through the reply-text and homepage migrations, down and up again', async () => {
+    const f = await createPublisherWithNode(t, { description: 'kept' });
+    await addVersions(t, f, '1.0.0', '1.1.0');
+    await t.http.post(`/nodes/${f.nodeId}/reviews?star=3`).set(f.member.auth).expect(200);
+    await createPublisherWithNode(t);
+    const before = await snapshot();
+
+    await t.dataSource.undoLastMigration({ transaction: 'each' });
+    await t.dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await columnsOf('nodes')).toEqual(expect.arrayContaining(['reply_head']));
+    expect(await columnsOf('nodes')).not.toContain('homepage');
+    const [{ text }] = await t.dataSource.query(`SELECT "reply_head" AS "text" FROM "nodes" WHERE "id" = '${f.nodeId}'`);
+    expect(text).toContain('"description":"kept"');
+    expect(await snapshot()).toEqual(before);
+
+    await t.dataSource.runMigrations({ transaction: 'each' });
+    expect(await columnsOf('nodes')).not.toContain('reply_head');
+    expect(await columnsOf('node_versions')).not.toContain('reply_json');
+    expect(await columnsOf('catalog_counts')).not.toContain('search_generation');
+    expect(await snapshot()).toEqual(before);
+    expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body).toMatchObject({ description: 'kept', rating: 3, latest_version: { version: '1.1.0' } });
+  });
+});
