@@ -28,9 +28,13 @@ export class NodesRepository {
     private readonly search: CatalogSearch,
   ) {}
 
-  /** The node's own row. */
-  findNode(normalizedId: string, manager: EntityManager = this.dataSource.manager): Promise<NodeEntity | null> {
-    return manager.findOneBy(NodeEntity, { normalizedId });
+  /** The node's own row (what a write checks), locked with `lock` when given. */
+  findNode(
+    normalizedId: string,
+    manager: EntityManager = this.dataSource.manager,
+    { lock }: Pick<FindOneOptions, 'lock'> = {},
+  ): Promise<NodeEntity | null> {
+    return manager.findOne(NodeEntity, { where: { normalizedId }, lock });
   }
 
   /**
@@ -45,7 +49,12 @@ export class NodesRepository {
     { lock }: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<NodeEntity | null> {
     await this.lockNodeRow(manager, normalizedId, lock);
-    return manager.findOne(NodeEntity, { where: { normalizedId }, relations: { latestVersion: true } });
+    // One statement: findOne with a relation would first select the id DISTINCT, then the row.
+    return manager
+      .createQueryBuilder(NodeEntity, 'node')
+      .leftJoinAndSelect('node.latestVersion', 'latest')
+      .where('node.normalizedId = :normalizedId', { normalizedId })
+      .getOne();
   }
 
   /**

@@ -411,7 +411,7 @@ export class NodesService {
    * the status read here.
    */
   async reviewableNode(nodeId: string): Promise<NodeEntity> {
-    const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
+    const node = await this.nodes.findNode(nodeId.toLowerCase());
     if (!node || node.status === 'NodeStatusDeleted') {
       throw new NotFoundException(`node '${nodeId}' not found`);
     }
@@ -446,8 +446,8 @@ export class NodesService {
   }
 
   /**
-   * The publisher's node with its publisher and latest version, locked for
-   * the rest of the transaction, in one query. 404 when the publisher or node
+   * The publisher's node (its own row), locked for the rest of the
+   * transaction. 404 when the publisher or node
    * is unknown, or the node is another publisher's (never revealed); 403 when
    * the caller may not manage the publisher. Deleted nodes are 404 and banned
    * nodes 403 for everyone but admins.
@@ -474,7 +474,7 @@ export class NodesService {
     nodeId: string,
     lock: Pick<FindOneOptions, 'lock'>,
   ): Promise<{ node: NodeEntity; role: PublisherRole | null } | null> {
-    const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase(), manager, lock);
+    const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, lock);
     return node && { node, role: await this.publishers.roleOf(node.publisherId, caller.id, manager) };
   }
 
