@@ -1,25 +1,29 @@
 // The benchmark's catalog section (`npm run bench [-- --smoke] [-- --only catalog]`): catalog reads at two
 // catalog sizes (1,000 and 50,000 nodes; 200 and 1,000 with --smoke), on SQLite and, when BENCH_DATABASE_URL is
-// set, on PostgreSQL (a fresh sibling database per size, dropped afterwards).
+// set, on PostgreSQL (a fresh sibling database per build and size, dropped afterwards). With BENCH_BEFORE=<dir>
+// (another checkout with its own built dist/, e.g. a git worktree of the commit before a change) that build is
+// measured too, on its own databases seeded with the same catalog, in the same rounds: before and after side by side.
 //
-// Each size gets a fresh database whose schema the built service's own migrations create (it is started once and
-// stopped), then rows are bulk-inserted into the service's tables with the drivers (better-sqlite3 in one
-// transaction; pg with INSERT ... SELECT FROM unnest(...) in batches), in the formats the service writes. The
-// service is started again on it and read one request at a time over a keep-alive connection: p50/p99 of the
-// first, last and middle page of 100, a common and a rare search, a node, its /install, a conditional GET, a page of
-// 1,000, a full crawl in pages of 1,000 and an incremental sync (?timestamp=) after TOUCHED nodes are updated
-// through the API. Then each figure's growth (large ÷ small catalog) and the targets of CONTRACT §6/§7 and the
-// catalog issue, reported as met or not: a missed target does not fail the run, a failed request does.
+// Each database gets its schema from the build's own migrations (the service started once and stopped), then rows
+// are bulk-inserted into the service's tables with the drivers (better-sqlite3 in one transaction; pg with INSERT
+// ... SELECT FROM unnest(...) in batches), in the formats the service writes. Every build at every size is then
+// served at once and read one request at a time over a keep-alive connection, each route of each service in turn,
+// round after round: the first and last full page of 100, a single GET, a common term, a rare term and a rare
+// phrase (a word in nearly every node and a rare number), a page of 1,000. Twice: cached (the same anonymous request
+// again, which the read cache serves) and uncached (each request right after a content write through the API, which
+// empties it; the write is not timed). Then a crawl of the catalog at 100 a page by one client, each figure's growth
+// (large ÷ small catalog) and the catalog issue's targets, reported as met or not: a missed target does not fail the
+// run, a failed request does.
 const { execFileSync } = require('node:child_process');
 const { createHash, randomUUID } = require('node:crypto');
-const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { Agent, request } = require('node:http');
 const { tmpdir } = require('node:os');
-const { join } = require('node:path');
+const { join, resolve } = require('node:path');
 const Database = require('better-sqlite3');
 const { zipSync } = require('fflate');
 const { Client } = require('pg');
-const { cli, commitOf, percentile, round, startService, stopService, wait } = require('./lib');
+const { ROOT, cliOf, commitOf, percentile, round, startService, stopService } = require('./lib');
 
 const PAGE = 100;
 const BIG_PAGE = 1000;
@@ -29,19 +33,41 @@ const COMMON_EVERY = 10;
 /** In exactly RARE_COUNT nodes at every size: one id, one description, one author. */
 const RARE_TERM = 'quokka';
 const RARE_COUNT = 3;
-/** Nodes updated through the API before the incremental sync. */
-const TOUCHED = 20;
+/**
+ * A rare phrase made of a word in nearly every node and a rare one: every description ends "Adds N nodes." (N from
+ * 1 to NODE_COUNTS), and exactly RARE_COUNT nodes at every size add PHRASE_NUMBER nodes instead.
+ */
+const PHRASE_NUMBER = 4242;
+const NODE_COUNTS = 24;
+const RARE_PHRASE = `${PHRASE_NUMBER} nodes`;
 /** Distinct nodes the single-node reads cycle through. */
 const SAMPLE_NODES = 100;
 const PUBLISHER = 'bench-catalog';
-/** Where seeded downloadUrls point; the bench downloads through the service by the URL's path. */
+/** Where seeded downloadUrls point. */
 const SEED_BASE_URL = 'https://registry.bench.invalid';
 
-// Targets (the catalog issue; CONTRACT §7).
+/** The routes measured, in turn; the growth targets' routes; cached (the same request again) and uncached (after a write). */
+const ROUTES = {
+  firstPage: `first page (${PAGE})`,
+  lastPage: `last full page (${PAGE})`,
+  node: 'GET /nodes/{id}',
+  searchCommon: `search "${COMMON_TERM}" (1 in ${COMMON_EVERY})`,
+  searchRare: `search "${RARE_TERM}" (${RARE_COUNT} nodes)`,
+  searchPhrase: `search "${RARE_PHRASE}" (${RARE_COUNT} nodes)`,
+  page1000: `page of ${BIG_PAGE}`,
+};
+const GROWTH_ROUTES = ['firstPage', 'lastPage', 'node', 'searchCommon', 'searchRare', 'searchPhrase'];
+const MODES = ['cached', 'uncached'];
+
+// Targets (the catalog issue): growth small → large catalog; a page's cost in single GETs measured the same way;
+// the crawl's seconds by database (a figure, not a timed test).
 const MAX_GROWTH = 1.5;
-const PAGE_IN_SINGLE_GETS = 6;
-const LAST_OVER_FIRST = 1.5;
-const BIG_PAGE_IN_SINGLE_GETS = 25;
+const PAGE_COSTS = [
+  { mode: 'uncached', route: 'firstPage', most: 15 },
+  { mode: 'uncached', route: 'page1000', most: 100 },
+  { mode: 'cached', route: 'firstPage', most: 2 },
+];
+const CRAWL_SECONDS = { sqlite: 3, postgres: 5 };
 
 const WORDS = (
   'latent image mask sampler lora control video audio prompt seed noise style face pose depth edge ' +
@@ -61,7 +87,7 @@ const LICENSES = ['MIT', 'Apache-2.0', 'GPL-3.0', 'AGPL-3.0', 'BSD-3-Clause', nu
 const DEPENDENCIES = ['numpy', 'torch>=2.1', 'opencv-python', 'pillow', 'transformers>=4.40', 'onnxruntime', 'scipy', 'einops'];
 
 for (const word of [...WORDS, ...FIRST_NAMES, ...LAST_NAMES]) {
-  if (word.includes(COMMON_TERM) || word.includes(RARE_TERM)) throw new Error(`word list: '${word}' contains a search term`);
+  if (word.includes(COMMON_TERM) || word.includes(RARE_TERM) || word.includes(String(PHRASE_NUMBER))) throw new Error(`word list: '${word}' contains a search term`);
 }
 
 /** A small deterministic PRNG (mulberry32), so every run seeds the same catalog. */
@@ -91,6 +117,8 @@ function buildCatalog(n, { sha256, userId }) {
   const pick = (list) => list[Math.floor(random() * list.length)];
   const words = (count) => Array.from({ length: count }, () => pick(WORDS));
   const rare = new Map(Array.from({ length: RARE_COUNT }, (_, k) => [Math.floor((n * (2 * k + 1)) / (2 * RARE_COUNT)), k]));
+  // The phrase's nodes: next to the rare term's.
+  const phrase = new Set([...rare.keys()].map((i) => i + 1));
   const now = Date.now();
   const yearMs = 365 * 24 * 3600 * 1000;
   const user = { id: userId, email: 'catalog-bench@example.com', name: 'Catalog Bench', is_admin: false, credits: 0, created_at: new Date(now - 2 * yearMs) };
@@ -107,12 +135,14 @@ function buildCatalog(n, { sha256, userId }) {
   const member = { id: randomUUID(), publisher_id: PUBLISHER, user_id: userId, role: 'owner', created_at: user.created_at };
   const nodes = [];
   const versions = [];
-  const expected = { active: 0, common: 0, rare: 0 };
+  const expected = { active: 0, common: 0, rare: 0, phrase: 0 };
   for (let i = 0; i < n; i += 1) {
     const rareSlot = rare.get(i);
     const common = i % COMMON_EVERY === 3;
+    const inPhrase = phrase.has(i);
     // 2% deleted, 1% banned (never a node holding a search term, so the expected counts stay exact).
-    const status = rareSlot === undefined && !common && i % 50 === 7 ? 'NodeStatusDeleted' : rareSlot === undefined && !common && i % 100 === 11 ? 'NodeStatusBanned' : 'NodeStatusActive';
+    const searched = rareSlot !== undefined || common || inPhrase;
+    const status = !searched && i % 50 === 7 ? 'NodeStatusDeleted' : !searched && i % 100 === 11 ? 'NodeStatusBanned' : 'NodeStatusActive';
     const [w1, w2] = words(2);
     const id = `${rareSlot === 0 ? `${RARE_TERM}-` : ''}${i % 3 === 0 ? `ComfyUI-${capitalize(w1)}${capitalize(w2)}` : `${w1}-${w2}`}-${i}`;
     const nameWords = words(2 + Math.floor(random() * 3)).map(capitalize);
@@ -160,7 +190,7 @@ function buildCatalog(n, { sha256, userId }) {
       normalized_id: id.toLowerCase(),
       publisher_id: PUBLISHER,
       name: nameWords.join(' '),
-      description: `${capitalize(descriptionWords.join(' '))}.`,
+      description: `${capitalize(descriptionWords.join(' '))}. Adds ${inPhrase ? PHRASE_NUMBER : 1 + (i % NODE_COUNTS)} nodes.`,
       author,
       category: null,
       license: LICENSES[i % LICENSES.length],
@@ -189,6 +219,7 @@ function buildCatalog(n, { sha256, userId }) {
       expected.active += 1;
       if (common) expected.common += 1;
       if (rareSlot !== undefined) expected.rare += 1;
+      if (inPhrase) expected.phrase += 1;
     }
   }
   return { user, publisher, member, nodes, versions, expected };
@@ -353,7 +384,7 @@ async function describeSchema(database) {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** One GET over the keep-alive connection; the body as received (not decompressed) and the time to its last byte. */
+/** One GET over the keep-alive connection; the body as received and the time to its last byte. */
 function get(url, headers = {}) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
@@ -386,47 +417,6 @@ async function getJson(url, headers) {
   return { ...reply, json: JSON.parse(reply.body.toString()) };
 }
 
-/**
- * `path(i)` requested one at a time: `count` requests or `budgetMs`, whichever ends first (at least
- * `min`), after `warmUp` unmeasured ones. Any status outside `allowed` throws: a broken route fails the bench.
- */
-async function measure(baseUrl, path, plan, { headers = {}, allowed = [200], before = async () => {} } = {}) {
-  for (let i = 0; i < plan.warmUp; i += 1) expectStatus(await get(`${baseUrl}${path(i)}`, headers), `${baseUrl}${path(i)}`, allowed);
-  const samples = [];
-  const statuses = {};
-  let bytes;
-  const started = Date.now();
-  for (let i = 0; i < plan.count && (i < plan.min || Date.now() - started < plan.budgetMs); i += 1) {
-    await before();
-    const url = `${baseUrl}${path(i)}`;
-    const reply = expectStatus(await get(url, headers), url, allowed);
-    samples.push(reply.ms);
-    statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
-    bytes = reply.body.length;
-  }
-  return { path: path(0), ...summary(samples), bytes, statuses };
-}
-
-/**
- * Several URLs requested in turn, one request at a time, for figures a target compares as a ratio (a page and a
- * single GET; one route at two catalog sizes): both come from the same minutes. Measured one after the other, such
- * figures moved apart by up to three times between runs on this machine (PostgreSQL's single GET at 50,000 nodes
- * took 2.45 ms in one run and 0.74 ms in another, while the pages it is compared with moved by a third), and their
- * ratio with them.
- */
-async function measureAlternating(urls, plan) {
-  for (let i = 0; i < plan.warmUp; i += 1) for (const url of urls) expectStatus(await get(url(i)), url(i), [200]);
-  const samples = urls.map(() => []);
-  const started = Date.now();
-  for (let i = 0; i < plan.count && (i < plan.min || Date.now() - started < plan.budgetMs * urls.length); i += 1) {
-    for (const [k, url] of urls.entries()) samples[k].push(expectStatus(await get(url(i)), url(i), [200]).ms);
-  }
-  return samples.map((urlSamples, k) => {
-    const { pathname, search } = new URL(urls[k](0));
-    return { path: pathname + search, ...summary(urlSamples) };
-  });
-}
-
 /** How many samples, and their p50, p99 and mean. */
 function summary(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -438,198 +428,59 @@ function summary(samples) {
   };
 }
 
-/** Raw and compressed sizes of one reply (Accept-Encoding absent, then `gzip, br`). */
-async function replySizes(url) {
-  const raw = expectStatus(await get(url), url, [200]);
-  const compressed = expectStatus(await get(url, { 'Accept-Encoding': 'gzip, br' }), url, [200]);
-  return { rawBytes: raw.body.length, compressedBytes: compressed.body.length, contentEncoding: compressed.headers['content-encoding'] ?? null };
-}
+// ---------------------------------------------------------------------------------------------- builds, databases
 
-// ----------------------------------------------------------------------------------------------------- one catalog
-
-async function benchCatalog(database, n, plan, archive) {
-  const userId = randomUUID();
-  const catalog = buildCatalog(n, { sha256: archive.sha256, userId });
-
-  // The schema, from the service's own migrations.
-  const schemaStarted = Date.now();
-  await stopService(await startService(database.url, undefined, { STORAGE_DIR: archive.dir }));
-  const schemaMs = Date.now() - schemaStarted;
-  const schema = await describeSchema(database);
-
-  const seedStarted = process.hrtime.bigint();
-  if (database.kind === 'sqlite') seedSqlite(database.path, catalog);
-  else await seedPostgres(database.url, catalog);
-  const seedMs = Math.round(Number(process.hrtime.bigint() - seedStarted) / 1e6);
-  const seed = { nodes: n, versions: catalog.versions.length, activeNodes: catalog.expected.active, schemaMs, seedMs };
-  console.log(`catalog: ${database.kind} ${n} nodes: schema by the service's migrations in ${schemaMs} ms, ${n} nodes + ${catalog.versions.length} versions inserted in ${seedMs} ms`);
-  await settleWrites(database);
-
-  const { token } = cli(database.url, 'token', 'create', '--user', userId);
-  const service = await startService(database.url, undefined, { STORAGE_DIR: archive.dir });
-  try {
-    const base = service.url;
-    const checks = {};
-    const active = catalog.nodes.filter((node) => node.status === 'NodeStatusActive');
-    const step = Math.max(1, Math.floor(active.length / SAMPLE_NODES));
-    const sample = Array.from({ length: Math.min(SAMPLE_NODES, active.length) }, (_, k) => active[k * step].id);
-    // Its own node for the conditional GET: installs change a node's downloads, and so its ETag.
-    const conditionalId = active[Math.floor(step / 2)].id;
-
-    const first = await getJson(`${base}/nodes?page=1&limit=${PAGE}`);
-    const { total } = first.json;
-    // The last full page: the catalog's very last page is short (70 nodes of 970 at 1,000, 100 of 48,500 at
-    // 50,000), and comparing 70 nodes' page with 100 nodes' made the deepest page seem to grow with the catalog.
-    const lastPage = Math.max(1, Math.floor(total / PAGE));
-    // Paths by route, for the figures measured alone and again in turn (see measureAlternating, measureGrowthInTurn).
-    const paths = {
-      firstPage: () => `/nodes?page=1&limit=${PAGE}`,
-      lastPage: () => `/nodes?page=${lastPage}&limit=${PAGE}`,
-      searchCommon: () => `/nodes?search=${COMMON_TERM}&limit=${PAGE}`,
-      searchRare: () => `/nodes?search=${RARE_TERM}&limit=${PAGE}`,
-      node: (i) => `/nodes/${sample[i % sample.length]}`,
-      page1000: () => `/nodes?page=1&limit=${BIG_PAGE}`,
-    };
-    const common = await getJson(`${base}${paths.searchCommon()}`);
-    const rare = await getJson(`${base}${paths.searchRare()}`);
-    checks.totals = {
-      listed: total,
-      expectedListed: catalog.expected.active,
-      common: common.json.total,
-      expectedCommon: catalog.expected.common,
-      rare: rare.json.total,
-      expectedRare: catalog.expected.rare,
-    };
-
-    const routes = {};
-    routes.firstPage = await measure(base, paths.firstPage, plan);
-    routes.lastPage = await measure(base, paths.lastPage, plan);
-    // Pages past the middle may be walked from the end of the catalog: the middle page is then the deepest walk.
-    routes.middlePage = await measure(base, () => `/nodes?page=${Math.ceil(lastPage / 2)}&limit=${PAGE}`, plan);
-    routes.searchCommon = await measure(base, paths.searchCommon, plan);
-    // The same search with its matches read every time: the search generation raised before each request, as a
-    // change to a searched field would (unmeasured), so the matches the service keeps per generation are never reused.
-    const generation = await searchGenerationRaiser(database);
+/**
+ * The builds measured: the current checkout, and with BENCH_BEFORE=<dir> (another checkout, built: its own
+ * dist/) that one too, on its own databases seeded with the same catalog, measured in turn with this one.
+ */
+function builds() {
+  const list = [];
+  if (process.env.BENCH_BEFORE) {
+    const root = resolve(process.env.BENCH_BEFORE);
+    if (!existsSync(join(root, 'dist/src/main.js'))) throw new Error(`BENCH_BEFORE=${root}: no dist/src/main.js (build that checkout first)`);
+    let commit = null;
     try {
-      routes.searchCommonRecounted = await measure(base, paths.searchCommon, plan, { before: generation.raise });
-    } finally {
-      await generation.close();
+      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
+    } catch {
+      // not a git checkout
     }
-    routes.searchRare = await measure(base, paths.searchRare, plan);
-    routes.node = await measure(base, paths.node, plan);
-    routes.page1000 = await measure(base, paths.page1000, plan);
-    routes.page1000Compressed = await measure(base, paths.page1000, plan, { headers: { 'Accept-Encoding': 'gzip, br' } });
-    // What the targets that compare a page with a single GET or with the first page take: the four in turn (see measureAlternating).
-    const [alternatingPage, alternatingLastPage, alternatingNode, alternatingPage1000] = await measureAlternating(
-      [paths.firstPage, paths.lastPage, paths.node, paths.page1000].map((path) => (i) => `${base}${path(i)}`),
-      plan,
-    );
-    const costs = { firstPage: alternatingPage, lastPage: alternatingLastPage, node: alternatingNode, page1000: alternatingPage1000 };
-
-    // Conditional GET: If-None-Match with the ETag of a first GET.
-    const nodeReply = await getJson(`${base}/nodes/${conditionalId}`);
-    const etag = nodeReply.headers.etag ?? null;
-    if (etag) {
-      routes.conditional = await measure(base, () => `/nodes/${conditionalId}`, plan, { headers: { 'If-None-Match': etag }, allowed: [200, 304] });
-    }
-    const conditional = etag
-      ? { etag, answered304: routes.conditional.statuses[304] ?? 0, requests: routes.conditional.requests }
-      : { etag: null, note: 'no ETag: GET /nodes/{id} sends none', answered304: 0, requests: 0 };
-    const firstPageEtag = first.headers.etag ?? null;
-    const listConditional = firstPageEtag ? (await get(`${base}/nodes?page=1&limit=${PAGE}`, { 'If-None-Match': firstPageEtag })).status : null;
-
-    // A full crawl in pages of 1,000, as older package managers fetch the catalog. Its figure is the service's:
-    // each page's time to its last byte, as every other figure here; the client's parsing of 1.4 MB a page (about
-    // 6 ms, a third of a page's own time) is in `clientMs`, the whole crawl as this client saw it.
-    const crawlStarted = process.hrtime.bigint();
-    const seen = new Set();
-    let pages = 0;
-    let fetched = 0;
-    let serviceMs = 0;
-    for (let page = 1; ; page += 1) {
-      const reply = await getJson(`${base}/nodes?page=${page}&limit=${BIG_PAGE}`);
-      serviceMs += reply.ms;
-      pages += 1;
-      fetched += reply.json.nodes.length;
-      for (const node of reply.json.nodes) seen.add(node.id);
-      if (page >= reply.json.totalPages || reply.json.nodes.length === 0) break;
-    }
-    const clientMs = round(Number(process.hrtime.bigint() - crawlStarted) / 1e6, 1);
-    const crawl = { ms: round(serviceMs, 1), clientMs, pages, nodes: fetched, distinctNodes: seen.size, listed: total };
-    crawl.msPerPage = round(crawl.ms / pages);
-    // Per 1,000 nodes, so a small catalog's short last page compares fairly.
-    crawl.msPer1000Nodes = round((crawl.ms / Math.max(1, fetched)) * 1000);
-
-    // Installs (they count downloads, which reorder the listing: after the crawl), and one archive download.
-    routes.install = await measure(base, (i) => `/nodes/${sample[i % sample.length]}/install`, plan);
-    const install = await getJson(`${base}/nodes/${sample[0]}/install`);
-    const archivePath = new URL(install.json.downloadUrl).pathname;
-    const download = expectStatus(await get(`${base}${archivePath}`), `${base}${archivePath}`, [200]);
-    if (!download.body.equals(archive.bytes)) throw new Error(`GET ${archivePath}: not the archive's bytes`);
-
-    const headers = {
-      listCacheControl: first.headers['cache-control'] ?? null,
-      listEtag: firstPageEtag,
-      listIfNoneMatchStatus: listConditional,
-      nodeCacheControl: nodeReply.headers['cache-control'] ?? null,
-      nodeEtag: etag,
-      installCacheControl: install.headers['cache-control'] ?? null,
-    };
-    const sizes = {
-      page100: await replySizes(`${base}/nodes?page=1&limit=${PAGE}`),
-      page1000: await replySizes(`${base}/nodes?page=1&limit=${BIG_PAGE}`),
-      node: await replySizes(`${base}/nodes/${sample[0]}`),
-    };
-
-    // Incremental sync: TOUCHED nodes updated through the API after T, then one request for what changed.
-    const since = new Date(Date.now() - 1).toISOString();
-    await wait(5);
-    const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-    const touched = active.filter((_, k) => k % Math.max(1, Math.floor(active.length / TOUCHED)) === 1).slice(0, TOUCHED);
-    for (const node of touched) {
-      await send('PUT', `${base}/publishers/${PUBLISHER}/nodes/${node.id}`, auth, JSON.stringify({ description: `${node.description} (edited)` }));
-    }
-    const syncPath = `/nodes?timestamp=${encodeURIComponent(since)}&limit=${BIG_PAGE}`;
-    const syncReply = await getJson(`${base}${syncPath}`);
-    routes.sync = await measure(base, () => syncPath, plan);
-    const sync = { touched: touched.length, returned: syncReply.json.total, p50Ms: routes.sync.p50Ms };
-
-    const run = { n, seed, schema, coldStartMs: service.coldStartMs, routes, costs, checks, conditional, headers, sizes, crawl, sync };
-    return { run, paths: { ...paths, sync: () => syncPath } };
-  } finally {
-    await stopService(service);
+    list.push({ label: 'before', root, commit });
   }
+  list.push({ label: 'after', root: ROOT, commit: commitOf() });
+  return list;
 }
 
-// --------------------------------------------------------------------------------------------------- the databases
-
-/** Fresh databases, one per catalog size: SQLite files, or PostgreSQL databases beside BENCH_DATABASE_URL's. */
+/**
+ * Fresh databases, one per build and catalog size (a build's migrations never meet another's schema): SQLite
+ * files, or PostgreSQL databases beside BENCH_DATABASE_URL's.
+ */
 function databases(dir) {
   const list = [
     {
       kind: 'sqlite',
-      async create(n) {
-        const path = join(dir, `catalog-${n}.db`);
+      async create(build, n) {
+        const path = join(dir, `catalog-${build}-${n}.db`);
         return { kind: 'sqlite', path, url: `sqlite:${path}`, drop: async () => {} };
       },
     },
   ];
   const pgUrl = process.env.BENCH_DATABASE_URL;
   if (pgUrl) {
+    const admin = async (sql) => {
+      const client = new Client({ connectionString: pgUrl });
+      await client.connect();
+      try {
+        await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
     list.push({
       kind: 'postgres',
-      async create(n) {
+      async create(build, n) {
         const url = new URL(pgUrl);
-        const name = `${url.pathname.slice(1).replace(/[^a-z0-9_]/gi, '_').toLowerCase() || 'bench'}_catalog_${n}`.slice(0, 63);
-        const admin = async (sql) => {
-          const client = new Client({ connectionString: pgUrl });
-          await client.connect();
-          try {
-            await client.query(sql);
-          } finally {
-            await client.end();
-          }
-        };
+        const name = `${url.pathname.slice(1).replace(/[^a-z0-9_]/gi, '_').toLowerCase() || 'bench'}_catalog_${build}_${n}`.slice(0, 63);
         await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
         await admin(`CREATE DATABASE "${name}"`).catch((error) => {
           throw new Error(`catalog: could not create PostgreSQL database ${name} beside BENCH_DATABASE_URL (the bench needs CREATEDB): ${error.message}`);
@@ -661,202 +512,265 @@ async function settleWrites(database) {
   execFileSync('sync');
 }
 
-/** Raises the search generation (see the search-generation migration) from outside the service. */
-async function searchGenerationRaiser(database) {
-  const raise = `UPDATE "catalog_counts" SET "search_generation" = "search_generation" + 1`;
-  if (database.kind === 'sqlite') {
-    const db = new Database(database.path, { timeout: 5000 });
-    const statement = db.prepare(raise);
-    return { raise: async () => statement.run(), close: async () => db.close() };
-  }
-  const client = new Client({ connectionString: database.url });
-  await client.connect();
-  return { raise: () => client.query(raise), close: () => client.end() };
-}
+// ----------------------------------------------------------------------------------------------------- one catalog
 
-const ROUTE_LABELS = {
-  firstPage: `first page (${PAGE})`,
-  lastPage: `last full page (${PAGE})`,
-  middlePage: `middle page (${PAGE})`,
-  searchCommon: `search "${COMMON_TERM}" (${PAGE})`,
-  searchCommonRecounted: `search "${COMMON_TERM}" (${PAGE}), matches re-read`,
-  searchRare: `search "${RARE_TERM}" (${PAGE})`,
-  node: 'GET /nodes/{id}',
-  conditional: 'GET /nodes/{id} If-None-Match',
-  install: 'GET /nodes/{id}/install',
-  page1000: `page of ${BIG_PAGE}`,
-  page1000Compressed: `page of ${BIG_PAGE}, gzip/br accepted`,
-  sync: `sync ?timestamp (${TOUCHED} changed)`,
-};
-const GROWTH_TARGETS = ['firstPage', 'lastPage', 'searchCommon', 'searchRare', 'node'];
-/** The routes whose growth is measured with both sizes in turn: the growth targets' and the sync's. */
-const GROWTH_IN_TURN = [...GROWTH_TARGETS, 'sync'];
+/** A build's database at one size: its schema by the build's own migrations, the catalog seeded, an owner's token. */
+async function prepare(database, build, n, archive) {
+  const userId = randomUUID();
+  const catalog = buildCatalog(n, { sha256: archive.sha256, userId });
+  const schemaStarted = Date.now();
+  await stopService(await startService(database.url, undefined, { STORAGE_DIR: archive.dir }, build.root));
+  const schemaMs = Date.now() - schemaStarted;
+  const schema = await describeSchema(database);
+  const seedStarted = process.hrtime.bigint();
+  if (database.kind === 'sqlite') seedSqlite(database.path, catalog);
+  else await seedPostgres(database.url, catalog);
+  const seedMs = Math.round(Number(process.hrtime.bigint() - seedStarted) / 1e6);
+  const seed = { nodes: n, versions: catalog.versions.length, activeNodes: catalog.expected.active, schemaMs, seedMs };
+  console.log(`catalog: ${database.kind} ${build.label} ${n} nodes: schema by its migrations in ${schemaMs} ms, ${n} nodes + ${catalog.versions.length} versions inserted in ${seedMs} ms`);
+  await settleWrites(database);
+  const { token } = cliOf(build.root, database.url, 'token', 'create', '--user', userId);
+  return { database, build, n, catalog, token, schema, seed };
+}
 
 /**
- * The growth targets' routes at the small and the large size, requested in turn against two services, one on each
- * catalog (see measureAlternating), so a route's two p50s come from the same minutes.
+ * The prepared catalog's service, started: its paths by route and `write()`, a content write through the API (the
+ * description of a node no measured request reads, by its owner) that empties the read cache.
  */
-async function measureGrowthInTurn(small, large, plan, archive) {
-  const services = [];
-  try {
-    for (const { database } of [small, large]) services.push(await startService(database.url, undefined, { STORAGE_DIR: archive.dir }));
-    const growth = {};
-    for (const route of GROWTH_IN_TURN) {
-      const urls = [small, large].map(({ paths }, k) => (i) => `${services[k].url}${paths[route](i)}`);
-      const [atSmall, atLarge] = await measureAlternating(urls, plan);
-      growth[route] = { smallP50Ms: atSmall.p50Ms, largeP50Ms: atLarge.p50Ms, growth: round(atLarge.p50Ms / atSmall.p50Ms) };
+async function serve(prepared, archive) {
+  const { database, build, n, catalog, token } = prepared;
+  const service = await startService(database.url, undefined, { STORAGE_DIR: archive.dir }, build.root);
+  const base = service.url;
+  const active = catalog.nodes.filter((node) => node.status === 'NodeStatusActive');
+  const step = Math.max(1, Math.floor(active.length / SAMPLE_NODES));
+  const sample = Array.from({ length: Math.min(SAMPLE_NODES, active.length) }, (_, k) => active[k * step].id);
+  const searched = (node) => [COMMON_TERM, RARE_TERM, RARE_PHRASE].some((term) => `${node.id} ${node.name} ${node.description} ${node.author}`.toLowerCase().includes(term));
+  const scratch = active.findLast((node) => !searched(node) && !sample.includes(node.id));
+  const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  let writes = 0;
+  const write = async () => {
+    writes += 1;
+    await send('PUT', `${base}/publishers/${PUBLISHER}/nodes/${scratch.id}`, auth, JSON.stringify({ description: `${scratch.description} Edited ${writes % 2}.` }));
+  };
+
+  // Totals as seeded, read before anything is cached.
+  const totalOf = async (path) => (await getJson(`${base}${path}`)).json.total;
+  const search = (term) => `/nodes?search=${encodeURIComponent(term)}&limit=${PAGE}`;
+  const checks = await (async () => ({
+    listed: await totalOf(`/nodes?page=1&limit=${PAGE}`),
+    expectedListed: catalog.expected.active,
+    common: await totalOf(search(COMMON_TERM)),
+    expectedCommon: catalog.expected.common,
+    rare: await totalOf(search(RARE_TERM)),
+    expectedRare: catalog.expected.rare,
+    phrase: await totalOf(search(RARE_PHRASE)),
+    expectedPhrase: catalog.expected.phrase,
+  }))().catch(async (error) => {
+    await stopService(service);
+    throw error;
+  });
+  // The last full page: the catalog's very last page is short, and comparing it with full pages misleads.
+  const lastPage = Math.max(1, Math.floor(checks.listed / PAGE));
+  const paths = {
+    firstPage: () => `/nodes?page=1&limit=${PAGE}`,
+    lastPage: () => `/nodes?page=${lastPage}&limit=${PAGE}`,
+    // Cached: the same node again (its server TTL is 1 s); uncached: the sample in turn.
+    node: (i, mode) => `/nodes/${sample[mode === 'cached' ? 0 : i % sample.length]}`,
+    searchCommon: () => search(COMMON_TERM),
+    searchRare: () => search(RARE_TERM),
+    searchPhrase: () => search(RARE_PHRASE),
+    page1000: () => `/nodes?page=1&limit=${BIG_PAGE}`,
+  };
+  return { key: `${build.label} ${n}`, build: build.label, n, kind: database.kind, service, base, paths, write, checks, coldStartMs: service.coldStartMs };
+}
+
+/**
+ * Every route of every service, one request at a time: round after round, each route requested of each service
+ * in turn (before and after, small and large catalog), so the figures a target compares come from the same
+ * minutes. `uncached`: each measured request right after a write to the same service (not timed).
+ */
+async function measureInTurn(services, mode, plan) {
+  const samples = new Map(services.map((service) => [service, Object.fromEntries(Object.keys(ROUTES).map((route) => [route, []]))]));
+  const oneRound = async (i, keep) => {
+    for (const route of Object.keys(ROUTES)) {
+      for (const service of services) {
+        if (mode === 'uncached') await service.write();
+        const url = `${service.base}${service.paths[route](i, mode)}`;
+        const reply = expectStatus(await get(url), url, [200]);
+        if (keep) samples.get(service)[route].push(reply.ms);
+      }
     }
-    return growth;
-  } finally {
-    for (const service of services) await stopService(service);
-  }
+  };
+  for (let i = 0; i < plan.warmUp; i += 1) await oneRound(i, false);
+  const started = Date.now();
+  for (let i = 0; i < plan.count && (i < plan.min || Date.now() - started < plan.budgetMs); i += 1) await oneRound(i, true);
+  return new Map(services.map((service) => [service, Object.fromEntries(Object.entries(samples.get(service)).map(([route, ms]) => [route, summary(ms)]))]));
 }
 
-function growthOf(small, large) {
-  const growth = {};
-  for (const route of Object.keys(ROUTE_LABELS)) {
-    const a = small.routes[route]?.p50Ms;
-    const b = large.routes[route]?.p50Ms;
-    growth[route] = a && b ? round(b / a) : null;
+/** All pages of PAGE, in order, by one anonymous client, right after a write (nothing of it cached). */
+async function crawl(service) {
+  await service.write();
+  const started = process.hrtime.bigint();
+  const seen = new Set();
+  let pages = 0;
+  let nodes = 0;
+  let serviceMs = 0;
+  for (let page = 1; ; page += 1) {
+    const reply = await getJson(`${service.base}/nodes?page=${page}&limit=${PAGE}`);
+    serviceMs += reply.ms;
+    pages += 1;
+    nodes += reply.json.nodes.length;
+    for (const node of reply.json.nodes) seen.add(node.id);
+    if (page >= reply.json.totalPages || reply.json.nodes.length === 0) break;
   }
-  growth.crawlPer1000Nodes = round(large.crawl.msPer1000Nodes / small.crawl.msPer1000Nodes);
-  return growth;
+  const seconds = round(Number(process.hrtime.bigint() - started) / 1e9);
+  return { seconds, serviceSeconds: round(serviceMs / 1000), pages, nodes, distinctNodes: seen.size, listed: service.checks.listed };
 }
 
-/** Every target of the issue and CONTRACT §6/§7, met or not, for one database. */
-function targetsOf(kind, small, large, growthInTurn) {
+// ----------------------------------------------------------------------------------------------- figures, targets
+
+/** A page's p50 in single GETs' p50 (the same mode, the same service, the same rounds). */
+const inSingleGets = (routes, route) => round(routes[route].p50Ms / routes.node.p50Ms);
+
+/** Every target of the catalog issue, met or not, for one database and build. */
+function targetsOf(kind, build, runs, growth) {
   const targets = [];
-  const add = (target, value, met) => targets.push({ database: kind, target, value, met: Boolean(met) });
-  const r = large.routes;
-  const at = `at ${large.n}`;
-  for (const route of GROWTH_TARGETS) {
-    const { growth: inTurn } = growthInTurn[route];
-    add(`growth ${small.n}→${large.n} of ${ROUTE_LABELS[route]} p50 ≤ ${MAX_GROWTH} (both sizes in turn)`, inTurn, inTurn <= MAX_GROWTH);
+  const add = (target, value, met) => targets.push({ database: kind, build, target, value, met: Boolean(met) });
+  const sizes = Object.keys(runs).map(Number);
+  const [small, large] = [Math.min(...sizes), Math.max(...sizes)];
+  for (const mode of MODES) {
+    for (const route of GROWTH_ROUTES) {
+      const g = growth[mode][route];
+      add(`${mode} ${ROUTES[route]}: growth ${small}→${large} ≤ ${MAX_GROWTH} (in turn)`, g, g <= MAX_GROWTH);
+    }
   }
-  const ratio = (a, b) => round(a / b);
-  const { firstPage, lastPage, node, page1000 } = large.costs;
-  const alternating = `p50s of the two in turn, ${at}`;
-  add(`page of ${PAGE} ≤ ${PAGE_IN_SINGLE_GETS} single-node GETs (${alternating})`, ratio(firstPage.p50Ms, node.p50Ms), firstPage.p50Ms <= PAGE_IN_SINGLE_GETS * node.p50Ms);
-  add(`last page ≤ ${LAST_OVER_FIRST} × first page (${alternating})`, ratio(lastPage.p50Ms, firstPage.p50Ms), lastPage.p50Ms <= LAST_OVER_FIRST * firstPage.p50Ms);
-  add(`page of ${BIG_PAGE} ≤ ${BIG_PAGE_IN_SINGLE_GETS} single-node GETs (${alternating})`, ratio(page1000.p50Ms, node.p50Ms), page1000.p50Ms <= BIG_PAGE_IN_SINGLE_GETS * node.p50Ms);
-  // Bound by serialization, not by queries: every page of the crawl costs about what the first does.
-  add(
-    `full crawl (${large.crawl.pages} pages of ${BIG_PAGE}): per ${BIG_PAGE} nodes ≤ ${LAST_OVER_FIRST} × first page of ${BIG_PAGE} (${at})`,
-    ratio(large.crawl.msPer1000Nodes, r.page1000.p50Ms),
-    large.crawl.msPer1000Nodes <= LAST_OVER_FIRST * r.page1000.p50Ms,
-  );
-  add(`crawl lists every node once (${at})`, `${large.crawl.distinctNodes} distinct of ${large.crawl.nodes} fetched, ${large.crawl.listed} listed`, large.crawl.distinctNodes === large.crawl.listed && large.crawl.nodes === large.crawl.listed);
-  for (const size of [small, large]) {
-    const c = size.checks.totals;
-    add(`search and listing totals as seeded (at ${size.n})`, `listed ${c.listed}/${c.expectedListed}, common ${c.common}/${c.expectedCommon}, rare ${c.rare}/${c.expectedRare}`, c.listed === c.expectedListed && c.common === c.expectedCommon && c.rare === c.expectedRare);
+  for (const n of sizes) {
+    const { routes, crawl: c, checks } = runs[n];
+    for (const { mode, route, most } of PAGE_COSTS) {
+      const cost = inSingleGets(routes[mode], route);
+      add(`${mode} ${ROUTES[route]} ≤ ${most} ${mode} single GETs (at ${n})`, cost, cost <= most);
+    }
+    add(`search and listing totals as seeded (at ${n})`, `listed ${checks.listed}/${checks.expectedListed}, common ${checks.common}/${checks.expectedCommon}, rare ${checks.rare}/${checks.expectedRare}, phrase ${checks.phrase}/${checks.expectedPhrase}`, checks.listed === checks.expectedListed && checks.common === checks.expectedCommon && checks.rare === checks.expectedRare && checks.phrase === checks.expectedPhrase);
+    add(`crawl lists every node once (at ${n})`, `${c.distinctNodes} distinct of ${c.nodes} fetched, ${c.listed} listed`, c.distinctNodes === c.listed && c.nodes === c.listed);
   }
-  add('GET /nodes/{id} sends an ETag and answers If-None-Match with 304', large.conditional.etag ? `${large.conditional.answered304}/${large.conditional.requests} answered 304` : 'no ETag', large.conditional.etag && large.conditional.answered304 === large.conditional.requests);
-  add('GET /nodes sends an ETag and answers If-None-Match with 304', large.headers.listEtag ? `status ${large.headers.listIfNoneMatchStatus}` : 'no ETag', large.headers.listIfNoneMatchStatus === 304);
-  const isPublic = (value) => /\bpublic\b/.test(value ?? '') && /max-age=\d+/.test(value ?? '');
-  add('GET /nodes: Cache-Control public, max-age', large.headers.listCacheControl ?? 'absent', isPublic(large.headers.listCacheControl));
-  add('GET /nodes/{id}: Cache-Control public, max-age', large.headers.nodeCacheControl ?? 'absent', isPublic(large.headers.nodeCacheControl));
-  add('GET /nodes/{id}/install never cached', large.headers.installCacheControl ?? 'absent', /no-store/.test(large.headers.installCacheControl ?? ''));
-  for (const [name, size] of Object.entries(large.sizes)) {
-    if (size.rawBytes < 1024) continue;
-    add(
-      `${name} reply (${size.rawBytes} B) compressed (gzip or br)`,
-      size.contentEncoding ? `${size.contentEncoding} ${size.compressedBytes} B` : 'not compressed',
-      ['gzip', 'br'].includes(size.contentEncoding) && size.compressedBytes < size.rawBytes,
-    );
-  }
-  add(`incremental sync returns exactly the ${TOUCHED} changed nodes, in one request (at ${small.n} and ${large.n})`, `${small.sync.returned}, ${large.sync.returned}`, small.sync.returned === small.sync.touched && large.sync.returned === large.sync.touched);
-  const { growth: syncGrowth } = growthInTurn.sync;
-  add(`incremental sync cost tracks the changes, not the catalog: growth ${small.n}→${large.n} ≤ ${MAX_GROWTH} (both sizes in turn)`, syncGrowth, syncGrowth <= MAX_GROWTH);
+  const c = runs[large].crawl;
+  add(`crawl of ${large} nodes at ${PAGE} a page by one client ≤ ${CRAWL_SECONDS[kind]} s (a figure, not a timed test)`, `${c.seconds} s`, c.seconds <= CRAWL_SECONDS[kind]);
   return targets;
 }
 
-function printTable(kind, small, large, growth, growthInTurn) {
-  const header = ['route', `${small.n} p50`, `${small.n} p99`, `${large.n} p50`, `${large.n} p99`, 'growth'];
-  const lines = Object.entries(ROUTE_LABELS)
-    .filter(([route]) => small.routes[route] || large.routes[route])
-    .map(([route, label]) => [label, small.routes[route]?.p50Ms, small.routes[route]?.p99Ms, large.routes[route]?.p50Ms, large.routes[route]?.p99Ms, growth[route]]);
-  lines.push([`full crawl, ms per ${BIG_PAGE} nodes`, small.crawl.msPer1000Nodes, '', large.crawl.msPer1000Nodes, '', growth.crawlPer1000Nodes]);
+function printTable(kind, perBuild, sizes) {
+  const labels = Object.keys(perBuild);
+  const header = ['route', 'mode', ...sizes.flatMap((n) => labels.map((b) => `${b} ${n}`)), ...labels.map((b) => `${b} growth`)];
+  const lines = [];
+  for (const route of Object.keys(ROUTES)) {
+    for (const mode of MODES) {
+      lines.push([ROUTES[route], mode, ...sizes.flatMap((n) => labels.map((b) => perBuild[b].runs[n].routes[mode][route].p50Ms)), ...labels.map((b) => perBuild[b].growth[mode][route])]);
+    }
+  }
+  for (const { mode, route } of PAGE_COSTS) {
+    lines.push([`${ROUTES[route]} in single GETs`, mode, ...sizes.flatMap((n) => labels.map((b) => inSingleGets(perBuild[b].runs[n].routes[mode], route))), ...labels.map(() => '')]);
+  }
+  lines.push([`crawl at ${PAGE} a page, s`, 'after write', ...sizes.flatMap((n) => labels.map((b) => perBuild[b].runs[n].crawl.seconds)), ...labels.map(() => '')]);
   const cells = lines.map((line) => line.map((cell) => String(cell ?? '—')));
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i].length)) + 2);
-  console.log(`\ncatalog on ${kind} (one request at a time, ms):`);
-  for (const row of [header, ...cells]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(''));
-  const inTurn = GROWTH_IN_TURN.map((route) => `${ROUTE_LABELS[route]} ${growthInTurn[route].largeP50Ms}/${growthInTurn[route].smallP50Ms} = ${growthInTurn[route].growth}`);
-  console.log(`  growth, both sizes in turn (ms at ${large.n}/${small.n}): ${inTurn.join('; ')}`);
-  for (const size of [small, large]) {
-    const { firstPage, lastPage, node, page1000 } = size.costs;
-    console.log(
-      `  ${size.n} nodes, in turn: page of ${PAGE} ${firstPage.p50Ms} ms, last full page ${lastPage.p50Ms} ms, GET /nodes/{id} ${node.p50Ms} ms, ` +
-        `page of ${BIG_PAGE} ${page1000.p50Ms} ms: pages of ${PAGE} and ${BIG_PAGE} ${round(firstPage.p50Ms / node.p50Ms)} and ${round(page1000.p50Ms / node.p50Ms)} single GETs`,
-    );
+  console.log(`\ncatalog on ${kind} (p50 ms, one request at a time, every service in turn; cached: the same request again; uncached: right after a write):`);
+  for (const row of [header, ...cells]) console.log(row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(''));
+  for (const b of labels) {
+    for (const n of sizes) {
+      const { seed, crawl: c } = perBuild[b].runs[n];
+      console.log(`  ${b} ${n} nodes: seeded in ${seed.seedMs} ms (${seed.versions} versions; schema ${seed.schemaMs} ms); crawl ${c.seconds} s in ${c.pages} pages (${c.serviceSeconds} s to the pages' last bytes)`);
+    }
   }
-  for (const size of [small, large]) {
-    const s = size.sizes;
-    console.log(
-      `  ${size.n} nodes: seeded in ${size.seed.seedMs} ms (${size.seed.versions} versions; schema ${size.seed.schemaMs} ms); full crawl ${size.crawl.ms} ms in ${size.crawl.pages} pages (${size.crawl.clientMs} ms with the client's parsing); ` +
-        `sizes raw/compressed: page of ${PAGE} ${s.page100.rawBytes}/${s.page100.compressedBytes} B, page of ${BIG_PAGE} ${s.page1000.rawBytes}/${s.page1000.compressedBytes} B, node ${s.node.rawBytes}/${s.node.compressedBytes} B`,
-    );
+}
+
+/** One database: every build at every size prepared, all served at once, measured in turn, stopped, dropped. */
+async function benchDatabase(db, buildList, sizes, plan, archive) {
+  const prepared = [];
+  const services = [];
+  try {
+    for (const build of buildList) {
+      for (const n of sizes) {
+        const database = await db.create(build.label, n);
+        prepared.push({ database });
+        Object.assign(prepared[prepared.length - 1], await prepare(database, build, n, archive));
+      }
+    }
+    for (const p of prepared) services.push(await serve(p, archive));
+    const figures = {};
+    for (const mode of MODES) {
+      figures[mode] = await measureInTurn(services, mode, plan);
+      console.log(`catalog: ${db.kind} ${mode} measured`);
+    }
+    const perBuild = {};
+    for (const [k, service] of services.entries()) {
+      const run = {
+        seed: prepared[k].seed,
+        coldStartMs: service.coldStartMs,
+        checks: service.checks,
+        routes: Object.fromEntries(MODES.map((mode) => [mode, figures[mode].get(service)])),
+        crawl: await crawl(service),
+      };
+      perBuild[service.build] ??= { commit: prepared[k].build.commit, schema: prepared[k].schema, runs: {} };
+      perBuild[service.build].runs[service.n] = run;
+    }
+    const [small, large] = [sizes[0], sizes[sizes.length - 1]];
+    for (const [label, entry] of Object.entries(perBuild)) {
+      const growthOf = (mode, route) => round(entry.runs[large].routes[mode][route].p50Ms / entry.runs[small].routes[mode][route].p50Ms);
+      entry.growth = Object.fromEntries(MODES.map((mode) => [mode, Object.fromEntries(Object.keys(ROUTES).map((route) => [route, growthOf(mode, route)]))]));
+      entry.targets = targetsOf(db.kind, label, entry.runs, entry.growth);
+    }
+    printTable(db.kind, perBuild, sizes);
+    return perBuild;
+  } finally {
+    for (const { service } of services) await stopService(service);
+    // Each one dropped even when another's drop fails; a failed drop is reported, not thrown over the run's error.
+    for (const { database } of prepared) await database.drop().catch((error) => console.error(`catalog: could not drop a ${db.kind} database: ${error.message}`));
   }
 }
 
 /** The catalog section: returns what goes under `catalog` in the results file; throws when a request fails. */
 async function runCatalog({ smoke }) {
   const sizes = process.env.BENCH_CATALOG_SIZES ? process.env.BENCH_CATALOG_SIZES.split(',').map(Number) : smoke ? [200, 1000] : [1000, 50000];
-  const plan = smoke ? { warmUp: 5, count: 10, min: 5, budgetMs: 1000 } : { warmUp: 20, count: 300, min: 20, budgetMs: 4000 };
+  const plan = smoke ? { warmUp: 2, count: 5, min: 3, budgetMs: 500 } : { warmUp: 5, count: 300, min: 30, budgetMs: 60000 };
+  const buildList = builds();
   const dir = mkdtempSync(join(tmpdir(), 'registry-catalog-bench-'));
   const archiveBytes = Buffer.from(zipSync({ 'bench_node/__init__.py': new TextEncoder().encode('NODE_CLASS_MAPPINGS = {}\n') }));
   const sha256 = createHash('sha256').update(archiveBytes).digest('hex');
-  const archive = { dir: join(dir, 'archives'), sha256, bytes: archiveBytes };
+  const archive = { dir: join(dir, 'archives'), sha256 };
   // The store's layout: {STORAGE_DIR}/{sha[0..2]}/{sha}.zip.
   mkdirSync(join(archive.dir, sha256.slice(0, 2)), { recursive: true });
   writeFileSync(join(archive.dir, sha256.slice(0, 2), `${sha256}.zip`), archiveBytes);
   const result = {
     when: new Date().toISOString(),
     commit: commitOf(),
+    builds: buildList.map(({ label, commit }) => ({ label, commit })),
     smoke,
     sizes,
     pageSize: PAGE,
     bigPageSize: BIG_PAGE,
-    terms: { common: { term: COMMON_TERM, fraction: 1 / COMMON_EVERY }, rare: { term: RARE_TERM, nodes: RARE_COUNT } },
-    touched: TOUCHED,
+    terms: { common: { term: COMMON_TERM, fraction: 1 / COMMON_EVERY }, rare: { term: RARE_TERM, nodes: RARE_COUNT }, phrase: { term: RARE_PHRASE, nodes: RARE_COUNT } },
     requestsPerFigure: plan,
     databases: {},
     targets: [],
   };
   try {
     for (const db of databases(dir)) {
-      const benched = [];
-      try {
-        for (const n of sizes) {
-          const entry = { database: await db.create(n) };
-          benched.push(entry);
-          Object.assign(entry, await benchCatalog(entry.database, n, plan, archive));
-        }
-        const [small, large] = [benched[0], benched[benched.length - 1]];
-        const growth = growthOf(small.run, large.run);
-        const growthInTurn = await measureGrowthInTurn(small, large, plan, archive);
-        const runs = benched.map(({ run }) => run);
-        result.databases[db.kind] = { schema: small.run.schema, runs: Object.fromEntries(runs.map((run) => [run.n, run])), growth, growthInTurn };
-        result.targets.push(...targetsOf(db.kind, small.run, large.run, growthInTurn));
-        printTable(db.kind, small.run, large.run, growth, growthInTurn);
-      } finally {
-        // Each one dropped even when another's drop fails; a failed drop is reported, not thrown over the run's error.
-        for (const { database } of benched) await database.drop().catch((error) => console.error(`catalog: could not drop a ${db.kind} database: ${error.message}`));
+      const perBuild = await benchDatabase(db, buildList, sizes, plan, archive);
+      for (const entry of Object.values(perBuild)) {
+        result.targets.push(...entry.targets);
+        delete entry.targets;
       }
-      const { schema } = result.databases[db.kind];
-      const { triggers, searchStructures } = schema;
-      // Only a separate search table (SQLite's FTS) can miss bulk-inserted rows; an index (PostgreSQL's GIN) cannot.
-      if (db.kind === 'sqlite' && searchStructures.length > 0 && triggers.length === 0) {
-        console.log(`  note: ${db.kind} has search structures (${searchStructures.join(', ')}) and no triggers: bulk-inserted rows may be missing from them`);
-      }
+      result.databases[db.kind] = perBuild;
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\ncatalog targets (${result.commit ?? 'unknown commit'}${smoke ? ', smoke sizes' : ''}):`);
-  for (const t of result.targets) console.log(`  [${t.met ? 'met' : 'NOT MET'}] ${t.database}: ${t.target}: ${t.value}`);
+  console.log(`\ncatalog targets (${buildList.map(({ label, commit }) => `${label} ${commit ?? 'unknown commit'}`).join(', ')}${smoke ? ', smoke sizes' : ''}):`);
+  for (const t of result.targets) console.log(`  [${t.met ? 'met' : 'NOT MET'}] ${t.database} ${t.build}: ${t.target}: ${t.value}`);
   const missed = result.targets.filter((t) => !t.met).length;
   console.log(`catalog: ${result.targets.length - missed} of ${result.targets.length} targets met (a missed target is reported, not a failure)`);
   return result;
 }
 
-module.exports = { runCatalog };
+// The catalog and its seeding, for looking into a figure by hand (e.g. EXPLAIN on a seeded database).
+module.exports = { runCatalog, buildCatalog, seedPostgres, seedSqlite, RARE_PHRASE, COMMON_TERM, RARE_TERM };

@@ -54,7 +54,12 @@ async function startHelper(script, env) {
 
 /** The service's CLI (dist/src/cli.js) against `databaseUrl`; its JSON output, parsed. */
 function cli(databaseUrl, ...args) {
-  return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString());
+  return cliOf(ROOT, databaseUrl, ...args);
+}
+
+/** The CLI of the build checked out at `root` (another build's, for bench/catalog.js's before and after). */
+function cliOf(root, databaseUrl, ...args) {
+  return JSON.parse(execFileSync(process.execPath, [join(root, 'dist/src/cli.js'), ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString());
 }
 
 /** The commit measured, marked when src/ has uncommitted changes; null outside a git checkout. */
@@ -76,13 +81,14 @@ process.on('exit', () => {
 
 /**
  * The built service (dist/src/main.js) on a free port, once /health/ready answers. `upstreamUrl`
- * undefined leaves VIDEO_UPSTREAM_URL unset (the built-in sandbox upstream); `env` adds variables.
+ * undefined leaves VIDEO_UPSTREAM_URL unset (the built-in sandbox upstream); `env` adds variables; `root` is the
+ * checkout whose build runs (another one for bench/catalog.js's before and after).
  */
-async function startService(databaseUrl, upstreamUrl, env = {}) {
+async function startService(databaseUrl, upstreamUrl, env = {}, root = ROOT) {
   const port = await freePort();
   const started = Date.now();
   // The V8 flag npm start and the Dockerfile set (docs/decisions.md), so the bench measures what production runs.
-  const child = spawn(process.execPath, ['--no-allocation-site-pretenuring', join(ROOT, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, ['--no-allocation-site-pretenuring', join(root, 'dist/src/main.js')], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -120,4 +126,4 @@ async function stopService(service) {
   await exited;
 }
 
-module.exports = { ROOT, wait, round, percentile, freePort, cpuSeconds, peakRssMb, rssMb, startHelper, cli, commitOf, startService, stopService };
+module.exports = { ROOT, wait, round, percentile, freePort, cpuSeconds, peakRssMb, rssMb, startHelper, cli, cliOf, commitOf, startService, stopService };
