@@ -143,7 +143,12 @@ export class PublicContentWriteInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const { method } = context.switchToHttp().getRequest<IncomingMessage>();
     if (method === 'GET' || method === 'HEAD') return next.handle();
-    return next.handle().pipe(concatMap(async (reply: unknown) => (await this.cache.contentChanged(), reply)));
+    return next.handle().pipe(
+      concatMap(async (reply: unknown) => {
+        await this.cache.contentChanged();
+        return reply;
+      }),
+    );
   }
 }
 

@@ -1,4 +1,4 @@
-import { applyDecorators, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ExecutionContext, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
 /**
@@ -35,7 +35,7 @@ const BODY_HANDLING = 'http:body-handling';
 
 /** Limits of this route's JSON body, in place of the defaults it does not name. */
 export function JsonBody(limits: Partial<JsonBodyLimits>): MethodDecorator {
-  return applyDecorators(SetMetadata(BODY_HANDLING, { kind: 'json', limits: { ...DEFAULT_JSON_BODY_LIMITS, ...limits } }));
+  return SetMetadata(BODY_HANDLING, { kind: 'json', limits: { ...DEFAULT_JSON_BODY_LIMITS, ...limits } });
 }
 
 /**
@@ -44,7 +44,7 @@ export function JsonBody(limits: Partial<JsonBodyLimits>): MethodDecorator {
  * left unread for it, and its own code enforces its limits.
  */
 export function RawBody(): MethodDecorator {
-  return applyDecorators(SetMetadata(BODY_HANDLING, { kind: 'raw' }));
+  return SetMetadata(BODY_HANDLING, { kind: 'raw' });
 }
 
 export function bodyHandlingOf(reflector: Reflector, handler: ReturnType<ExecutionContext['getHandler']>): BodyHandling {
