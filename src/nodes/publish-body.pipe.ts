@@ -1,32 +1,81 @@
-import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 import { StrictValidationPipe } from '../common/validation/validation.pipe';
 import { CreateNodeVersionDto } from './dto/node-version.dto';
 import { PublishNodeVersionDto } from './dto/publish.dto';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+type Fields = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The publishing CLI's names of two version ranges → this API's (docs/api-rules.md §9.0). A Map: no prototype keys to look up. */
+const OWN_NAMES = new Map([
+  ['supported_comfyui_version', 'supported_app_version'],
+  ['supported_comfyui_frontend_version', 'supported_app_frontend_version'],
+]);
+
+const ownName = (key: string): string => OWN_NAMES.get(key) ?? key;
+
+/** Fields the CLI always sends, as "" or [] when the project's pyproject.toml leaves them unset (by this API's names). */
+const SENT_EMPTY_WHEN_UNSET = new Set(['supported_os', 'supported_accelerators', 'supported_app_version', 'supported_app_frontend_version', 'banner_url']);
+
+/**
+ * "" or [] in one of those fields means "not given" (§9.0), so it is dropped: a new version or
+ * node gets the default, and an existing node's value stays. Read literally, that includes [] in `node`,
+ * which therefore does not clear a list (send null to clear it, as on PUT).
+ */
+const unsetInVersion = (key: string, field: unknown): boolean =>
+  SENT_EMPTY_WHEN_UNSET.has(key) && (field === '' || (Array.isArray(field) && field.length === 0));
+
+// The CLI also sends "" for every other node field the metadata leaves unset (icon, repository, description, name): no value, not an invalid one.
+const unsetInNode = (key: string, field: unknown): boolean => field === '' || unsetInVersion(key, field);
+
+/** `fields` under this API's names; both names of a field given with different values is 400. */
+function withOwnNames(fields: Fields, path: string): Fields {
+  for (const [cliName, name] of OWN_NAMES) {
+    if (cliName in fields && name in fields && fields[cliName] !== fields[name]) {
+      throw new BadRequestException(`${path}${cliName} and ${path}${name} name the same field but differ: send one of them`);
+    }
+  }
+  return Object.fromEntries(Object.entries(fields).map(([key, field]) => [ownName(key), field]));
+}
+
+/** `node` or `node_version` of the CLI's body, without what means "not given", under this API's names. */
+function fromCli(part: Fields, path: string, isUnset: (key: string, field: unknown) => boolean): Fields {
+  return withOwnNames(Object.fromEntries(Object.entries(part).filter(([key, field]) => !isUnset(ownName(key), field))), path);
 }
 
 /**
  * POST /publishers/{p}/nodes/{n}/versions takes two bodies (docs/api-rules.md §6):
  * the bearer form (CreateNodeVersionDto) and the public registry CLI's
- * (PublishNodeVersionDto, recognised by its own keys). Each is then
+ * (PublishNodeVersionDto, recognised by its own keys). Both accept the CLI's
+ * names of the version ranges as aliases (§9.0); each is then
  * validated by the global pipe's rules as its own class, so either shape
- * gets the same strict checks and messages as every other route.
+ * gets the same strict checks and messages as every other route. Every key
+ * the CLI's current release sends (comfy_cli/registry/api.py) is a field of
+ * those classes, so none has to be accepted and ignored here.
  */
 @Injectable()
 export class PublishBodyPipe implements PipeTransform {
   private readonly validation = new StrictValidationPipe();
 
-  transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const fromCli = isRecord(value) && ('personal_access_token' in value || 'node_version' in value);
-    if (fromCli && isRecord(value.node)) {
-      // The CLI sends "" for what the project's metadata leaves unset (an icon, a repository): no value, not an invalid URL.
-      value.node = Object.fromEntries(Object.entries(value.node).filter(([, field]) => field !== ''));
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const cliForm = isRecord(value) && ('personal_access_token' in value || 'node_version' in value);
+    let body = value;
+    if (cliForm) {
+      const { node, node_version } = value;
+      body = {
+        ...value,
+        ...(isRecord(node) ? { node: fromCli(node, 'node.', unsetInNode) } : {}),
+        ...(isRecord(node_version) ? { node_version: fromCli(node_version, 'node_version.', unsetInVersion) } : {}),
+      };
+    } else if (isRecord(value)) {
+      body = withOwnNames(value, '');
     }
-    return this.validation.transform(value, {
+    return this.validation.transform(body, {
       ...metadata,
-      metatype: fromCli ? PublishNodeVersionDto : CreateNodeVersionDto,
+      metatype: cliForm ? PublishNodeVersionDto : CreateNodeVersionDto,
     });
   }
 }
