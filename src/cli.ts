@@ -3,13 +3,14 @@ import { ConflictException, HttpException, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { strToU8, zipSync } from 'fflate';
 import { parseArgs } from 'node:util';
 import { Principal } from './auth/principal';
 import { ReadCacheModule } from './common/http/read-cache.module';
 import { RedisModule } from './common/redis/redis.module';
 import { appConfig, AppConfig, ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { DEMO_PACKS, DEMO_PUBLISHER, demoArchive } from './demo/demo-packs';
+import { NodeClassExtraction } from './nodes/comfy-nodes/node-class-extraction';
 import { NodesModule } from './nodes/nodes.module';
 import { NodePublishingService } from './nodes/node-publishing.service';
 import { NodesService } from './nodes/nodes.service';
@@ -66,27 +67,13 @@ async function ignoreConflict(work: Promise<unknown>): Promise<void> {
   }
 }
 
-/** A small but real node package: what the demo's versions install. */
-function demoArchive(version: string): Buffer {
-  // A fixed timestamp, so every run builds the same bytes (one stored file per version).
-  const mtime = new Date('2026-01-01T00:00:00Z');
-  return Buffer.from(
-    zipSync(
-      {
-        'demo-upscaler/__init__.py': [strToU8(`# Demo Upscaler ${version}\nNODE_CLASS_MAPPINGS = {}\n`), { mtime }],
-        'demo-upscaler/README.md': [strToU8(`Demo Upscaler ${version}: seeded by npm run cli -- demo.\n`), { mtime }],
-      },
-      { level: 6 },
-    ),
-  );
-}
-
 async function seedDemo(
   users: UsersService,
   credits: CreditsService,
   publishers: PublishersService,
   nodes: NodesService,
   publishing: NodePublishingService,
+  extraction: NodeClassExtraction,
   port: number,
 ) {
   const email = 'demo@example.com';
@@ -100,23 +87,18 @@ async function seedDemo(
   const demo: Principal = { id: userId, email, name: 'Demo User', isAdmin: false };
   const { token } = await users.createToken(userId, { name: 'demo' });
   await credits.grant(userId, 1000);
-  await ignoreConflict(publishers.create(demo, { id: 'demo-publisher', name: 'Demo Publisher' }));
-  await ignoreConflict(
-    nodes.create(demo, 'demo-publisher', {
-      id: 'demo-upscaler',
-      name: 'Demo Upscaler',
-      description: 'Upscales images 4x.',
-      author: 'Demo User',
-      tags: ['image', 'upscale'],
-      repository: 'https://example.com/demo/demo-upscaler',
-    }),
-  );
+  await ignoreConflict(publishers.create(demo, DEMO_PUBLISHER));
   const base = `http://localhost:${port}`;
-  for (const version of ['1.9.0', '1.10.0']) {
-    await ignoreConflict(nodes.createVersion(demo, 'demo-publisher', 'demo-upscaler', { version, changelog: `Release ${version}` }));
-    // Installable at once: each version gets an archive (the same bytes on every run, so the same file).
-    await publishing.addArchive(demo, 'demo-publisher', 'demo-upscaler', version, demoArchive(version), base);
+  for (const pack of DEMO_PACKS) {
+    await ignoreConflict(nodes.create(demo, DEMO_PUBLISHER.id, pack.node));
+    for (const version of pack.versions) {
+      await ignoreConflict(nodes.createVersion(demo, DEMO_PUBLISHER.id, pack.node.id, { ...version, changelog: `Release ${version.version}` }));
+      // Installable at once: each version gets an archive (the same bytes on every run, so the same file).
+      await publishing.addArchive(demo, DEMO_PUBLISHER.id, pack.node.id, version.version, demoArchive(pack, version.version), base);
+    }
   }
+  // The archives' node classes are extracted in the background: wait, so that the lookups below answer at once.
+  await extraction.idle();
   const auth = `-H "Authorization: Bearer ${token}"`;
   return {
     token,
@@ -129,7 +111,14 @@ async function seedDemo(
       `curl -X PUT ${base}/publishers/demo-publisher/nodes/demo-upscaler/versions/1.10.0 ${auth} -H "Content-Type: application/json" -d '{"deprecated":true}'`,
       `curl -X POST "${base}/nodes/demo-upscaler/reviews?star=5" ${auth}`,
       `curl ${base}/nodes/demo-upscaler/install`,
-      `curl "${base}/nodes?page=1&limit=30&comfyui_version=v0.3.60&form_factor=git-linux"`,
+      `curl "${base}/nodes?page=1&limit=30&comfyui_version=v0.3.30&form_factor=git-linux"`,
+      `curl "${base}/nodes?node_id=demo-upscaler&node_id=demo-metal-blur&sort=name;desc"`,
+      `curl "${base}/nodes?supported_os=macos&supported_accelerator=metal"`,
+      `curl "${base}/nodes/search?search=upscalr"`,
+      `curl ${base}/publishers/demo-publisher/nodes`,
+      `curl -X POST ${base}/bulk/nodes/versions -H "Content-Type: application/json" -d '{"node_versions":[{"node_id":"demo-upscaler","version":"1.9.0"}]}'`,
+      `curl ${base}/nodes/demo-upscaler/versions/1.10.0/comfy-nodes`,
+      `curl ${base}/comfy-nodes/DemoDepthEstimate/node`,
     ],
   };
 }
@@ -180,6 +169,7 @@ async function run(argv: string[]): Promise<object> {
           app.get(PublishersService),
           app.get(NodesService),
           app.get(NodePublishingService),
+          app.get(NodeClassExtraction),
           port,
         );
       }

@@ -92,6 +92,24 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
         const archive = await t.http.get(new URL(install.body.downloadUrl).pathname).responseType('blob').expect(200);
         expect((archive.body as Buffer).subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'));
       }
+      // Every frontend route shows something real (docs/api-rules.md §9): classes from the archives, platforms, ranges.
+      const classes = await t.http.get('/nodes/demo-upscaler/versions/1.10.0/comfy-nodes').expect(200);
+      expect(classes.body).toEqual({
+        comfy_nodes: [
+          { comfy_node_name: 'DemoUpscale4x', description: 'Upscale 4x (Demo)', category: 'image/upscaling', function: 'run', return_types: '["IMAGE"]' },
+          { comfy_node_name: 'DemoUpscaleModelLoader', description: 'Load Upscale Model (Demo)', category: 'loaders', function: 'run', return_types: '["UPSCALE_MODEL"]' },
+        ],
+        totalNumberOfPages: 1,
+      });
+      expect((await t.http.get('/comfy-nodes/DemoDepthEstimate/node').expect(200)).body.id).toBe('demo-depth-maps');
+      const older = await t.http.get('/nodes?node_id=demo-upscaler&comfyui_version=v0.3.30&form_factor=git-linux').expect(200);
+      expect(older.body.nodes[0].latest_version.version).toBe('1.9.0');
+      const demoIds = 'node_id=demo-upscaler&node_id=demo-metal-blur&node_id=demo-depth-maps';
+      const ids = (res: { body: { nodes: Array<{ id: string }> } }) => res.body.nodes.map((n) => n.id).sort();
+      expect(ids(await t.http.get(`/nodes?supported_os=macos&${demoIds}`).expect(200))).toEqual(['demo-depth-maps', 'demo-metal-blur']);
+      expect(ids(await t.http.get(`/nodes?supported_os=macos&supported_accelerator=metal&${demoIds}`).expect(200))).toEqual(['demo-metal-blur']);
+      expect((await t.http.get('/nodes/search?search=upscalr').expect(200)).body.nodes.map((n: { id: string }) => n.id)).toContain('demo-upscaler');
+      expect((await t.http.get('/publishers/demo-publisher/nodes').expect(200)).body).toHaveLength(3);
       await t.http.put('/publishers/demo-publisher/nodes/demo-upscaler').set(auth).send({ description: 'edited' }).expect(200);
       await t.http.post('/nodes/demo-upscaler/reviews?star=5').set(auth).expect(200);
     } finally {

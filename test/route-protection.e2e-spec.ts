@@ -66,15 +66,20 @@ const concrete = (path: string) => path.replace(/:\w+/g, 'x');
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 const name = (route: Route) => `${route.method} ${route.path}`;
 
-/** The routes that take no token, or an optional one (docs/api-rules.md §6: public reads, signed URLs, the CLI's publish). */
+/** The routes that take no token, or an optional one (docs/api-rules.md §6, §9: public reads, signed URLs, the CLI's publish, the frontend's lookups). */
 const ANONYMOUS = [
   'GET /health',
   'GET /health/ready',
   'GET /nodes',
+  'GET /nodes/search',
   'GET /nodes/:nodeId',
   'GET /nodes/:nodeId/versions',
   'GET /nodes/:nodeId/versions/:versionId',
   'GET /nodes/:nodeId/install',
+  'GET /nodes/:nodeId/versions/:version/comfy-nodes',
+  'GET /comfy-nodes/:comfyNodeName/node',
+  'POST /bulk/nodes/versions',
+  'GET /publishers/:publisherId/nodes',
   'GET /archives/:sha256.zip',
   'PUT /uploads/:versionId',
   'POST /proxy/video/callbacks/upstream',

@@ -38,4 +38,13 @@ export abstract class ArchiveStorage {
 
   /** The bytes of a stored archive, or of the inclusive range [start, end]. */
   abstract read(sha256: string, range?: { start: number; end: number }): Readable;
+
+  /**
+   * Runs `use` with a path to the stored archive on the local filesystem, for
+   * readers that need random access to a file (a zip reader): the filesystem
+   * store passes its own file; a remote store would stage a temporary copy and
+   * remove it once `use` settles. `use` only reads the file. Rejects without
+   * calling `use` when the archive is absent.
+   */
+  abstract withLocalFile<T>(sha256: string, use: (path: string) => Promise<T>): Promise<T>;
 }

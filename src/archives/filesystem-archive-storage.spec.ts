@@ -108,6 +108,17 @@ describe('FilesystemArchiveStorage', () => {
     expect(await text(storage.read(hash, { start: 44, end: 44 }))).toBe('9');
   });
 
+  it('withLocalFile hands `use` the stored file itself and resolves with its result; an absent archive never reaches `use`', async () => {
+    const bytes = makeZip({ 'local.txt': 'local file' });
+    const { sha256: hash } = await storage.save(chunked(bytes), 1000);
+    const read = await storage.withLocalFile(hash, (path) => Promise.resolve({ path, bytes: readFileSync(path) }));
+    expect(read).toEqual({ path: join(root, hash.slice(0, 2), `${hash}.zip`), bytes });
+    const use = jest.fn(() => Promise.resolve());
+    await expect(storage.withLocalFile('b'.repeat(64), use)).rejects.toThrow('is not stored');
+    await expect(storage.withLocalFile('../../etc/passwd', use)).rejects.toThrow('not a sha256');
+    expect(use).not.toHaveBeenCalled();
+  });
+
   it('stat of an absent archive is null; a name that is not a sha256 never becomes a path', async () => {
     expect(await storage.stat('a'.repeat(64))).toBeNull();
     await expect(storage.stat('../../etc/passwd')).rejects.toThrow('not a sha256');

@@ -139,6 +139,13 @@ export class FilesystemArchiveStorage extends ArchiveStorage implements OnModule
     return createReadStream(this.pathOf(sha256), range ? { start: range.start, end: range.end } : {});
   }
 
+  /** The archive's own file: archives are never rewritten or deleted, so it stays as it is while `use` reads it. */
+  async withLocalFile<T>(sha256: string, use: (path: string) => Promise<T>): Promise<T> {
+    const path = this.pathOf(sha256);
+    if (!(await unlessMissing(stat(path)))) throw new Error(`archive ${sha256} is not stored`);
+    return use(path);
+  }
+
   private async moveIntoPlace(tempPath: string, sha256: string): Promise<void> {
     const target = this.pathOf(sha256);
     // Same name, same bytes: an archive already stored stays as it is.

@@ -17,6 +17,8 @@ import { VideoTaskEntity } from '../video-proxy/entities/video-task.entity';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 import { CatalogCountEntity } from '../nodes/entities/catalog-count.entity';
+import { ComfyNodeEntity } from '../nodes/comfy-nodes/entities/comfy-node.entity';
+import { ComfyNodeExtractionFailureEntity } from '../nodes/comfy-nodes/entities/comfy-node-extraction-failure.entity';
 
 export const ENTITIES = [
   UserEntity,
@@ -28,6 +30,8 @@ export const ENTITIES = [
   NodeEntity,
   NodeVersionEntity,
   CatalogCountEntity,
+  ComfyNodeEntity,
+  ComfyNodeExtractionFailureEntity,
   ReviewEntity,
   VideoTaskEntity,
   IdempotencyKeyEntity,

@@ -6,6 +6,8 @@ import { StoredArchive } from '../archives/archive-storage';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { UsersService } from '../users/users.service';
+import { EXTRACT_PENDING } from './comfy-nodes/extract-status';
+import { NodeClassExtraction } from './comfy-nodes/node-class-extraction';
 import { CreateNodeVersionDto, NodeVersionDto } from './dto/node-version.dto';
 import { toNodeVersionDto } from './dto/node.mapper';
 import { PublishedNodeVersionDto, PublishNodeVersionDto } from './dto/publish.dto';
@@ -33,6 +35,7 @@ export class NodePublishingService {
     private readonly archives: ArchivesService,
     private readonly uploadUrls: UploadUrls,
     private readonly tx: TransactionRunner,
+    private readonly extraction: NodeClassExtraction,
   ) {}
 
   /** POST /publishers/{p}/nodes/{n}/versions in either of its two forms. */
@@ -58,11 +61,7 @@ export class NodePublishingService {
     // Refused before a byte of the body is read, in the usual case of a URL already used.
     await this.tx.run(async (manager) => this.requirePendingVersion(manager, versionId));
     const archive = await this.archives.receive(req);
-    const version = await this.tx.run(async (manager) => {
-      const pending = await this.requirePendingVersion(manager, versionId);
-      return this.attachArchive(manager, pending, archive, origin);
-    });
-    return toNodeVersionDto(version);
+    return this.attachArchive((manager) => this.requirePendingVersion(manager, versionId), archive, origin);
   }
 
   /** PUT /publishers/{p}/nodes/{n}/versions/{v}/archive: a member adds (or replaces) a version's archive. */
@@ -96,9 +95,7 @@ export class NodePublishingService {
     };
     // Every refusal (403/404) before the body is read; checked again once it is stored.
     await this.tx.run(lockWritableVersion);
-    const archive = await receive();
-    const version = await this.tx.run(async (manager) => this.attachArchive(manager, await lockWritableVersion(manager), archive, origin));
-    return toNodeVersionDto(version);
+    return this.attachArchive(lockWritableVersion, await receive(), origin);
   }
 
   /** The CLI form: the body token authenticates (a bearer header, when there is no body token). */
@@ -137,20 +134,32 @@ export class NodePublishingService {
     return version;
   }
 
-  /** The stored archive becomes the version's download; a pending version becomes active (and may become the latest). */
+  /**
+   * In one transaction with `lockVersion` (which locks the version's node and
+   * checks the version may take the archive), the stored archive becomes the
+   * version's download; a pending version becomes active (and may become the
+   * latest). Its node classes are then extracted from the archive in the
+   * background (docs/api-rules.md §9.3): pending in the same transaction, so a
+   * restart before they are stored resumes the extraction (NodeClassExtraction).
+   */
   private async attachArchive(
-    manager: EntityManager,
-    version: NodeVersionEntity,
+    lockVersion: (manager: EntityManager) => Promise<NodeVersionEntity>,
     archive: StoredArchive,
     origin: string,
-  ): Promise<NodeVersionEntity> {
-    const changes: Partial<NodeVersionEntity> = {
-      archiveSha256: archive.sha256,
-      downloadUrl: this.archives.downloadUrl(archive.sha256, origin),
-      ...(version.status === PENDING ? { status: 'NodeVersionStatusActive' as const } : {}),
-    };
-    await this.repository.updateVersion(manager, version.id, changes);
-    await this.nodes.recordVersionChange(manager, version.nodeId, { latestMayMove: changes.status !== undefined });
-    return Object.assign(version, changes);
+  ): Promise<NodeVersionDto> {
+    const version = await this.tx.run(async (manager) => {
+      const locked = await lockVersion(manager);
+      const changes: Partial<NodeVersionEntity> = {
+        archiveSha256: archive.sha256,
+        downloadUrl: this.archives.downloadUrl(archive.sha256, origin),
+        appNodeExtractStatus: EXTRACT_PENDING,
+        ...(locked.status === PENDING ? { status: 'NodeVersionStatusActive' as const } : {}),
+      };
+      await this.repository.updateVersion(manager, locked.id, changes);
+      await this.nodes.recordVersionChange(manager, locked.nodeId, { latestMayMove: changes.status !== undefined });
+      return Object.assign(locked, changes);
+    });
+    this.extraction.start(version.id, archive.sha256);
+    return toNodeVersionDto(version);
   }
 }

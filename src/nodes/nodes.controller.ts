@@ -3,11 +3,12 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CacheableRead } from '../common/http/http-caching';
 import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
+import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeSearchQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
 import { DOWNLOAD_FLUSH_INTERVAL_MS } from './download-counter';
 import { NodesService } from './nodes.service';
-import { Public } from '../auth/authenticated.decorator';
+import { Authenticated, CurrentUser, Public } from '../auth/authenticated.decorator';
+import { Principal } from '../auth/principal';
 
 /** Public reads of the registry. */
 @ApiTags('nodes')
@@ -17,12 +18,30 @@ import { Public } from '../auth/authenticated.decorator';
 export class NodesController {
   constructor(private readonly nodes: NodesService) {}
 
-  /** Active nodes, ordered by search_ranking (highest first), then downloads, then id. */
+  /**
+   * Active nodes, ordered by search_ranking (highest first), then downloads, then id, unless `sort` says otherwise;
+   * filtered by search, ids, change time and platform; with `comfyui_version`/`form_factor`, each node's
+   * `latest_version` is the one that app should install. A token is optional (admins may `include_banned`).
+   */
   @Get()
+  @Authenticated({ optional: true })
   @CacheableRead()
   @ApiErrors(400)
-  list(@Query() query: NodeListQueryDto): Promise<NodeListDto> {
-    return this.nodes.list(query);
+  list(@Query() query: NodeListQueryDto, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
+    return this.nodes.list(query, caller);
+  }
+
+  /**
+   * Search, by relevance: an exact id or name first, then names that start with the term, then names with a word
+   * that does, then the rest. A term of 4 or more characters that matches nothing returns the nodes whose id or
+   * name is close to it instead (typos), closest first. A token is optional (admins may `include_banned`).
+   */
+  @Get('search')
+  @Authenticated({ optional: true })
+  @CacheableRead()
+  @ApiErrors(400)
+  search(@Query() query: NodeSearchQueryDto, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
+    return this.nodes.search(query, caller);
   }
 
   /** Detailed information about a node, with its publisher and latest version. */
@@ -55,13 +74,14 @@ export class NodesController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     description:
-      'The node’s `latest_version`, or the version given by `version`, with its `downloadUrl`. 404 when the node or ' +
+      'The node’s `latest_version` (chosen for `comfyui_version` and `form_factor` when given), or the version given ' +
+      'by `version`, with its `downloadUrl`. 404 when the node or ' +
       'version does not exist, is not installable (deleted, banned or pending) or has no archive. Each 200 counts ' +
       'one download on the node (visible in `downloads` within 2 seconds); a HEAD counts none. Never cached.',
   })
   @ApiErrors(400, 404)
   install(@Param('nodeId') nodeId: string, @Query() query: InstallQueryDto, @Req() req: HttpRequest): Promise<NodeVersionDto> {
     // A HEAD (answered by this route too) looks, it does not download.
-    return this.nodes.install(nodeId, query.version, { countDownload: req.method === 'GET' });
+    return this.nodes.install(nodeId, query, { countDownload: req.method === 'GET' });
   }
 }

@@ -1,7 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ArchivesModule } from '../archives/archives.module';
+import { BulkVersionsController } from './bulk-versions.controller';
 import { PublishersModule } from '../publishers/publishers.module';
 import { UsersModule } from '../users/users.module';
+import { ComfyNodesController } from './comfy-nodes/comfy-nodes.controller';
+import { ComfyNodesRepository } from './comfy-nodes/comfy-nodes.repository';
+import { ComfyNodesService } from './comfy-nodes/comfy-nodes.service';
+import { NodeClassExtraction } from './comfy-nodes/node-class-extraction';
 import { DownloadCounter } from './download-counter';
 import { NodePublishingService } from './node-publishing.service';
 import { NodesController } from './nodes.controller';
@@ -14,8 +19,18 @@ import { UploadsController } from './uploads.controller';
 
 @Module({
   imports: [PublishersModule, UsersModule, ArchivesModule],
-  controllers: [NodesController, PublisherNodesController, UploadsController],
-  providers: [NodesService, NodesRepository, catalogSearchProvider, DownloadCounter, NodePublishingService, UploadUrls],
+  controllers: [NodesController, PublisherNodesController, UploadsController, ComfyNodesController, BulkVersionsController],
+  providers: [
+    NodesService,
+    NodesRepository,
+    catalogSearchProvider,
+    DownloadCounter,
+    NodePublishingService,
+    UploadUrls,
+    ComfyNodesService,
+    ComfyNodesRepository,
+    NodeClassExtraction,
+  ],
   exports: [NodesService],
 })
 export class NodesModule {}

@@ -3,16 +3,43 @@ import { DataSource, EntityManager, FindOneOptions, In, Not, SelectQueryBuilder 
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { CatalogCountEntity } from './entities/catalog-count.entity';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
-import { NodeEntity } from './entities/node.entity';
+import { NodeEntity, NodeStatus } from './entities/node.entity';
+import { PublishersService } from '../publishers/publishers.service';
+import { CatalogSortField, CatalogSortKey } from './catalog-sort';
 import { CatalogSearch } from './search/catalog-search';
+import { containsPattern } from './search/search-sql';
+import { SUPPORTS_EVERY_PLATFORM } from './compatibility/platforms';
 
+/** Which nodes a catalog read selects (docs/api-rules.md §3, §6, §9). Every part is optional and they combine with AND. */
 export interface NodeListFilter {
   search?: string;
   /** Only nodes changed (the row or any version) after this instant. */
   changedAfter?: Date;
+  /** Only these nodes (lower-cased ids). */
+  normalizedIds?: string[];
+  /** Substring of `repository`, ignoring case. */
+  repositorySearch?: string;
+  /** Only nodes whose latest version provides a node class in this subquery's `node_version_id`s (docs/api-rules.md §9.3). */
+  providingVersionIds?: { sql: string; parameters: Record<string, unknown> };
+  /**
+   * Only nodes whose platform list (the latest version's, else the node's)
+   * supports one of these spellings of an OS family, or every platform
+   * (docs/api-rules.md §9.1). An empty array: only lists that support every platform.
+   */
+  os?: readonly string[];
+  /** The same, for accelerators. */
+  accelerator?: readonly string[];
+  /** Banned nodes are listed too (an admin asked). */
+  includeBanned?: boolean;
   offset: number;
   limit: number;
 }
+
+/** A node that may be close to a search term, with what the listing's order needs. */
+export type CloseCandidate = Pick<NodeEntity, 'id' | 'name' | 'searchRanking' | 'downloads'>;
+
+/** How a page is ordered: the listing's order (docs/api-rules.md §3), a sort, or relevance to a search term (§9.2). */
+export type NodeListOrder = { by: 'listing' } | { by: 'sort'; keys: CatalogSortKey[] } | { by: 'relevance'; term: string };
 
 /** A page of listed nodes, each with its latest version, and how many nodes the filter selects. */
 export interface NodePage {
@@ -26,6 +53,7 @@ export class NodesRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly search: CatalogSearch,
+    private readonly publishers: PublishersService,
   ) {}
 
   /** The node's own row (what a write checks), locked with `lock` when given. */
@@ -58,17 +86,22 @@ export class NodesRepository {
   }
 
   /**
-   * A page of the listed nodes in the listing's order (docs/api-rules.md §3), and how
-   * many the filter selects. The page's ids come from an index walk (the
-   * partial catalog index is in exactly the listing's order), then only
-   * their rows are read, so a deep page walks the index, not the rows before
-   * it. A page past the middle is walked from the end (the same index read
-   * backwards), so the last page costs what the first does. The whole
-   * catalog's size is the count the triggers keep; a filter's is counted.
+   * A page of the listed nodes in `order`, and how many the filter selects.
+   * In the listing's order the page's ids come from an index walk (the
+   * partial catalog index is in exactly that order), then only their rows
+   * are read, so a deep page walks the index, not the rows before it; a page
+   * past the middle is walked from the end (the same index read backwards),
+   * so the last page costs what the first does. The whole catalog's size is
+   * the count the triggers keep; a filter's is counted.
    */
-  async listActiveNodes(filter: NodeListFilter): Promise<NodePage> {
-    const total = filter.search || filter.changedAfter ? await this.catalogQuery(filter).getCount() : await this.listedCount();
+  async listNodes(filter: NodeListFilter, order: NodeListOrder = { by: 'listing' }): Promise<NodePage> {
+    const total = isWholeCatalog(filter) ? await this.listedCount() : await this.catalogQuery(filter).getCount();
     if (filter.offset >= total) return { nodes: [], total };
+    const ids = order.by === 'listing' ? await this.idsInListingOrder(filter, total) : await this.idsInOrder(filter, order);
+    return { nodes: await this.nodesInOrder(ids), total };
+  }
+
+  private async idsInListingOrder(filter: NodeListFilter, total: number): Promise<string[]> {
     const backward = 2 * filter.offset + filter.limit > total;
     const fromEnd = total - filter.offset;
     const rows = await inListingOrder(this.catalogQuery(filter), backward)
@@ -77,8 +110,89 @@ export class NodesRepository {
       .limit(backward ? Math.min(filter.limit, fromEnd) : filter.limit)
       .getRawMany<{ id: string }>();
     const ids = rows.map(({ id }) => id);
-    if (backward) ids.reverse();
-    return { nodes: await this.nodesInOrder(ids), total };
+    return backward ? ids.reverse() : ids;
+  }
+
+  /** A page's ids in a sort's order or by relevance, ties broken by the listing's order (sorts: by id), so paging is stable. */
+  private async idsInOrder(filter: NodeListFilter, order: Exclude<NodeListOrder, { by: 'listing' }>): Promise<string[]> {
+    const query = this.catalogQuery(filter).select('node.id', 'id');
+    if (order.by === 'relevance') {
+      inListingOrder(query.addSelect(RELEVANCE_RANK, 'relevance').setParameters(relevanceParameters(order.term)).orderBy('relevance', 'ASC'), false, true);
+    } else {
+      order.keys.forEach(({ field, descending }, index) => {
+        query.addSelect(this.sortExpression(field), `sort_${index}`).addOrderBy(`sort_${index}`, descending ? 'DESC' : 'ASC');
+      });
+      query.addOrderBy('node.id', 'ASC');
+    }
+    const rows = await query.offset(filter.offset).limit(filter.limit).getRawMany<{ id: string }>();
+    return rows.map(({ id }) => id);
+  }
+
+  /** What a sort field orders by: a column of the node, or (publisher_name) its publisher's name, as the publishers module reads it. */
+  private sortExpression(field: CatalogSortField): string {
+    const columns: Record<Exclude<CatalogSortField, 'publisher_name'>, string> = {
+      downloads: 'node.downloads',
+      name: 'LOWER(node.name)',
+      created_at: 'node.created_at',
+      last_updated: 'node.updated_at',
+      rating: 'node.rating',
+      github_stars: 'node.github_stars',
+      search_ranking: 'node.search_ranking',
+    };
+    return field === 'publisher_name' ? this.publishers.nameExpression('node.publisher_id') : columns[field];
+  }
+
+  /**
+   * Up to `limit` listed nodes the filter selects (its search left out)
+   * whose id or name may be close to `term`, from the trigram index; the
+   * caller scores them (see fuzzy-match.ts).
+   */
+  async closeToCandidates(term: string, filter: NodeListFilter, limit: number): Promise<CloseCandidate[]> {
+    const query = this.catalogQuery({ ...filter, search: undefined })
+      .select('node.id', 'id')
+      .addSelect('node.name', 'name')
+      .addSelect('node.search_ranking', 'searchRanking')
+      .addSelect('node.downloads', 'downloads');
+    const rows = await this.search.closeTo(query, 'node', term, limit).getRawMany<CloseCandidate>();
+    // PostgreSQL's driver returns no numbers for some integer types; both columns are plain integers.
+    return rows.map((row) => ({ ...row, searchRanking: Number(row.searchRanking), downloads: Number(row.downloads) }));
+  }
+
+  /** The nodes with these ids, with their latest versions, in that order. */
+  nodesByIds(ids: string[]): Promise<NodeEntity[]> {
+    return this.nodesInOrder(ids);
+  }
+
+  /** The publisher's nodes with one of `statuses`, with their latest versions, newest first. */
+  publisherNodes(publisherId: string, statuses: NodeStatus[]): Promise<NodeEntity[]> {
+    return this.dataSource.manager.find(NodeEntity, {
+      where: { publisherId, status: In(statuses) },
+      relations: { latestVersion: true },
+      order: { createdAt: 'DESC', id: 'ASC' },
+    });
+  }
+
+  /** The nodes with these lower-cased ids (any status). */
+  findNodes(normalizedIds: string[]): Promise<NodeEntity[]> {
+    return normalizedIds.length === 0 ? Promise.resolve([]) : this.dataSource.manager.findBy(NodeEntity, { normalizedId: In(normalizedIds) });
+  }
+
+  /** The versions with these semantic versions, each of its node. */
+  findVersionsByNumber(pairs: Array<{ nodeId: string; version: string }>): Promise<NodeVersionEntity[]> {
+    return pairs.length === 0 ? Promise.resolve([]) : this.dataSource.manager.findBy(NodeVersionEntity, pairs);
+  }
+
+  /** What the compatible-version choice reads of the versions of these nodes (docs/api-rules.md §9.1). */
+  compatibilityCandidates(nodeIds: string[]): Promise<NodeVersionEntity[]> {
+    return this.dataSource.manager.find(NodeVersionEntity, {
+      where: { nodeId: In(nodeIds), status: 'NodeVersionStatusActive' },
+      select: { id: true, nodeId: true, version: true, status: true, deprecated: true, supportedAppVersion: true, supportedOs: true },
+    });
+  }
+
+  /** The versions with these ids. */
+  versionsByIds(ids: string[]): Promise<NodeVersionEntity[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.dataSource.manager.findBy(NodeVersionEntity, { id: In(ids) });
   }
 
   /** The nodes of `ids` with their latest versions, in that order (an id whose row is gone is left out). */
@@ -96,7 +210,9 @@ export class NodesRepository {
 
   /** The listed nodes a filter selects. The status is a literal so both planners can use the partial catalog index. */
   private catalogQuery(filter: NodeListFilter): SelectQueryBuilder<NodeEntity> {
-    const query = this.dataSource.manager.createQueryBuilder(NodeEntity, 'node').where(`node.status = 'NodeStatusActive'`);
+    const query = this.dataSource.manager
+      .createQueryBuilder(NodeEntity, 'node')
+      .where(filter.includeBanned ? `node.status IN ('NodeStatusActive', 'NodeStatusBanned')` : `node.status = 'NodeStatusActive'`);
     if (filter.search) this.search.matching(query, 'node', filter.search);
     if (filter.changedAfter) {
       // Changed: the node's own row or any of its versions (docs/api-rules.md §6), each found from its `updated_at` index.
@@ -104,6 +220,18 @@ export class NodesRepository {
         `node.id IN (SELECT id FROM nodes WHERE updated_at > :changedAfter UNION ALL SELECT node_id FROM node_versions WHERE updated_at > :changedAfter)`,
         { changedAfter: filter.changedAfter },
       );
+    }
+    if (filter.normalizedIds) query.andWhere('node.normalizedId IN (:...normalizedIds)', { normalizedIds: filter.normalizedIds });
+    if (filter.repositorySearch) {
+      query.andWhere(`LOWER(node.repository) LIKE :repositoryPattern ESCAPE '!'`, { repositoryPattern: containsPattern(filter.repositorySearch) });
+    }
+    if (filter.providingVersionIds) {
+      query.andWhere(`node.latest_version_id IN (${filter.providingVersionIds.sql})`, filter.providingVersionIds.parameters);
+    }
+    if (filter.os || filter.accelerator) {
+      query.leftJoin('node.latestVersion', 'platforms');
+      if (filter.os) query.andWhere(...supportsOneOf('supported_os', filter.os));
+      if (filter.accelerator) query.andWhere(...supportsOneOf('supported_accelerators', filter.accelerator));
     }
     return query;
   }
@@ -190,6 +318,34 @@ export class NodesRepository {
     });
   }
 
+  /**
+   * The listed nodes whose latest version is one of `versionIds`, each with
+   * it, in the listing's order (docs/api-rules.md §3). Reached from the
+   * versions' primary key (their nodes' ids), not from `latest_version_id`,
+   * which has no index.
+   */
+  nodesWithLatestVersionIn(versionIds: string[]): Promise<NodeEntity[]> {
+    if (versionIds.length === 0) return Promise.resolve([]);
+    const query = this.dataSource.manager
+      .createQueryBuilder(NodeEntity, 'node')
+      .innerJoinAndSelect('node.latestVersion', 'latest')
+      .where(`node.status = 'NodeStatusActive'`)
+      .andWhere('node.id IN (SELECT node_id FROM node_versions WHERE id IN (:...versionIds))', { versionIds })
+      .andWhere('latest.id IN (:...versionIds)', { versionIds });
+    return inListingOrder(query, false).getMany();
+  }
+
+  /** The versions whose node classes are still to be extracted from their archive (docs/api-rules.md §9.3). */
+  versionsAwaitingExtraction(): Promise<Pick<NodeVersionEntity, 'id' | 'archiveSha256'>[]> {
+    // The status is a literal so both planners can use the partial index of pending versions.
+    return this.dataSource.manager
+      .createQueryBuilder(NodeVersionEntity, 'version')
+      .select(['version.id', 'version.archiveSha256'])
+      .where(`version.appNodeExtractStatus = 'pending'`)
+      .andWhere('version.archiveSha256 IS NOT NULL')
+      .getMany();
+  }
+
   /** Adds each node's count to its downloads, one atomic increment per node (no read-modify-write). */
   async addDownloads(manager: EntityManager, counts: ReadonlyMap<string, number>): Promise<void> {
     for (const [nodeId, count] of counts) {
@@ -230,8 +386,50 @@ function columns(node: Partial<NodeEntity>): QueryDeepPartialEntity<NodeEntity> 
   return node as QueryDeepPartialEntity<NodeEntity>;
 }
 
-/** The listing's order (docs/api-rules.md §3), or its exact reverse: the order of the partial catalog index. */
-function inListingOrder<T extends NodeEntity>(query: SelectQueryBuilder<T>, backward: boolean): SelectQueryBuilder<T> {
+/** The listing's order (docs/api-rules.md §3), or its exact reverse: the order of the partial catalog index; `after` keeps an earlier order first. */
+function inListingOrder<T extends NodeEntity>(query: SelectQueryBuilder<T>, backward: boolean, after = false): SelectQueryBuilder<T> {
   const [first, second] = backward ? (['ASC', 'DESC'] as const) : (['DESC', 'ASC'] as const);
-  return query.orderBy('node.searchRanking', first).addOrderBy('node.downloads', first).addOrderBy('node.id', second);
+  const start = after ? query.addOrderBy('node.searchRanking', first) : query.orderBy('node.searchRanking', first);
+  return start.addOrderBy('node.downloads', first).addOrderBy('node.id', second);
+}
+
+/** Whether the filter selects the whole listed catalog, whose size the triggers keep. */
+function isWholeCatalog(filter: NodeListFilter): boolean {
+  const { offset: _offset, limit: _limit, ...parts } = filter;
+  return Object.values(parts).every((part) => part === undefined || part === false || part === '');
+}
+
+/**
+ * Search relevance (docs/api-rules.md §9.2), lower first: the id or name is
+ * the term, the name starts with it, a word of the name does, anything else.
+ */
+const RELEVANCE_RANK = `CASE WHEN node.normalized_id = :relevanceExact OR LOWER(node.name) = :relevanceExact THEN 0
+    WHEN LOWER(node.name) LIKE :relevancePrefix ESCAPE '!' THEN 1
+    WHEN LOWER(node.name) LIKE :relevanceWord ESCAPE '!' OR LOWER(node.name) LIKE :relevanceHyphenWord ESCAPE '!' THEN 2
+    ELSE 3 END`;
+
+/** RELEVANCE_RANK's parameters for a term. */
+function relevanceParameters(term: string): Record<string, string> {
+  const pattern = containsPattern(term);
+  const escaped = pattern.slice(1, -1);
+  return {
+    relevanceExact: term.toLowerCase(),
+    relevancePrefix: `${escaped}%`,
+    relevanceWord: `% ${escaped}%`,
+    relevanceHyphenWord: `%-${escaped}%`,
+  };
+}
+
+/**
+ * The platform filter's condition on the list that counts (the latest
+ * version's, joined as `platforms`, else the node's own): it is empty, says
+ * it supports every platform, or holds one of `spellings`. The lists are
+ * JSON arrays of strings, so each value is matched with its quotes.
+ */
+function supportsOneOf(column: 'supported_os' | 'supported_accelerators', spellings: readonly string[]): [string, Record<string, string>] {
+  const list = `LOWER(CASE WHEN node.latest_version_id IS NULL THEN node.${column} ELSE platforms.${column} END)`;
+  const parameters: Record<string, string> = { [`${column}_every`]: `%${JSON.stringify(SUPPORTS_EVERY_PLATFORM)}%` };
+  spellings.forEach((spelling, index) => (parameters[`${column}_${index}`] = `%${JSON.stringify(spelling)}%`));
+  const matches = Object.keys(parameters).map((name) => `${list} LIKE :${name}`);
+  return [`(${list} = '[]' OR ${matches.join(' OR ')})`, parameters];
 }

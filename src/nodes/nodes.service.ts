@@ -9,20 +9,38 @@ import { randomUUID } from 'node:crypto';
 import { parse as parseSemver } from 'semver';
 import { EntityManager, FindOneOptions } from 'typeorm';
 import { Principal } from '../auth/principal';
-import { totalPages } from '../common/pagination/page-query.dto';
+import { PageQueryDto, totalPages } from '../common/pagination/page-query.dto';
 import { adminOnlyFields } from '../common/validation/admin-only';
 import { retryOnStaleRead, StaleReadError } from '../database/stale-read';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
 import { PublishersService } from '../publishers/publishers.service';
-import { CreateNodeDto, NODE_ID_PATTERN, NodeDto, NodeFieldsDto, NodeListDto, NodeListQueryDto, UpdateNodeDto } from './dto/node.dto';
+import {
+  CreateNodeDto,
+  InstallQueryDto,
+  MAX_NODE_ID_FILTER,
+  NODE_ID_PATTERN,
+  NodeDto,
+  NodeFieldsDto,
+  NodeListDto,
+  NodeListQueryDto,
+  NodeSearchQueryDto,
+  PlatformFilterQueryDto,
+  UpdateNodeDto,
+} from './dto/node.dto';
+import { BulkNodeVersionResultDto, BulkNodeVersionsDto, NodeVersionIdentifierDto } from './dto/bulk-versions.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
 import { NodeField, NODE_FIELD_PROPERTIES, patchValue, toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
-import { NodeEntity } from './entities/node.entity';
+import { NodeEntity, NodeStatus } from './entities/node.entity';
+import { parseCatalogSort } from './catalog-sort';
+import { ComfyNodesRepository } from './comfy-nodes/comfy-nodes.repository';
+import { compatibilityTarget, CompatibilityTarget, pickCompatibleVersion } from './compatibility/compatible-version';
+import { ACCELERATOR_FAMILIES, OS_FAMILIES, spellingsOfFamily } from './compatibility/platforms';
+import { CLOSE_MATCH_MIN_LENGTH, CLOSE_MATCH_THRESHOLD, closeness } from './search/fuzzy-match';
 import { bySemverDescending, pickLatestVersion } from './latest-version';
 import { DownloadCounter } from './download-counter';
-import { NodesRepository } from './nodes.repository';
+import { NodeListFilter, NodeListOrder, NodePage, NodesRepository } from './nodes.repository';
 
 /** Fields only admins may change (marked `@AdminOnly()` on the DTO); others may resend the current value (GET → edit → PUT). */
 const ADMIN_ONLY_NODE_FIELDS = adminOnlyFields(NodeFieldsDto);
@@ -64,6 +82,18 @@ function assertBodyIdMatches(nodeId: string, input: { id?: string }): void {
   }
 }
 
+/** How many nodes close to a search term are scored (CatalogSearch.closeTo): the likeliest of them, by the index. */
+const CLOSE_MATCH_CANDIDATES = 200;
+
+/** The `node_id` filter's lower-cased ids (both spellings of the parameter); 400 past MAX_NODE_ID_FILTER. */
+function nodeIdFilter(query: NodeListQueryDto): string[] | undefined {
+  const ids = [...(query.node_id ?? []), ...(query['node_id[]'] ?? [])];
+  if (ids.length > MAX_NODE_ID_FILTER) {
+    throw new BadRequestException(`node_id takes at most ${MAX_NODE_ID_FILTER} values (${ids.length} given)`);
+  }
+  return ids.length > 0 ? [...new Set(ids.map((id) => id.toLowerCase()))] : undefined;
+}
+
 /** Equal as JSON, an absent value (a column a new node leaves NULL) being null. */
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -76,6 +106,7 @@ export class NodesService {
     private readonly publishers: PublishersService,
     private readonly tx: TransactionRunner,
     private readonly downloads: DownloadCounter,
+    private readonly comfyNodes: ComfyNodesRepository,
   ) {}
 
   /** The public read: deleted nodes do not exist for it. */
@@ -93,18 +124,124 @@ export class NodesService {
     return dto;
   }
 
-  async list(query: NodeListQueryDto): Promise<NodeListDto> {
-    const { nodes, total } = await this.nodes.listActiveNodes({
+  /** GET /nodes (docs/api-rules.md §3, §6, §9.1). */
+  async list(query: NodeListQueryDto, caller?: Principal): Promise<NodeListDto> {
+    const filter: NodeListFilter = {
+      ...this.platformFilter(query, caller),
       search: query.search || undefined,
       changedAfter: query.timestamp === undefined ? undefined : instantOf(query.timestamp),
+      normalizedIds: nodeIdFilter(query),
+    };
+    const order: NodeListOrder = query.sort ? { by: 'sort', keys: parseCatalogSort(query.sort) } : { by: 'listing' };
+    const page = await this.nodes.listNodes(filter, order);
+    await this.chooseCompatibleVersions(page.nodes, compatibilityTarget(query.comfyui_version ?? query.app_version, query.form_factor));
+    return this.toPage(page, query);
+  }
+
+  /**
+   * GET /nodes/search (docs/api-rules.md §9.2): by relevance to `search`; when a
+   * term long enough to carry a typo matches nothing, the nodes whose id or
+   * name is close to it, closest first.
+   */
+  async search(query: NodeSearchQueryDto, caller?: Principal): Promise<NodeListDto> {
+    const filter: NodeListFilter = {
+      ...this.platformFilter(query, caller),
+      search: query.search || undefined,
+      repositorySearch: query.repository_url_search || undefined,
+      providingVersionIds: query.comfy_node_search ? this.comfyNodes.versionsProvidingLike(query.comfy_node_search) : undefined,
+    };
+    const term = filter.search;
+    let page = await this.nodes.listNodes(filter, term ? { by: 'relevance', term } : { by: 'listing' });
+    if (page.total === 0 && term && [...term].length >= CLOSE_MATCH_MIN_LENGTH) {
+      page = await this.closeTo(term, filter);
+    }
+    return this.toPage(page, query);
+  }
+
+  /** The listed nodes close to `term` (fuzzy-match.ts), closest first, ties in the listing's order, paged as `filter` says. */
+  private async closeTo(term: string, filter: NodeListFilter): Promise<NodePage> {
+    const candidates = await this.nodes.closeToCandidates(term, filter, CLOSE_MATCH_CANDIDATES);
+    const close = candidates
+      .map((candidate) => ({ ...candidate, closeness: closeness(term, [candidate.id, candidate.name]) }))
+      .filter((candidate) => candidate.closeness >= CLOSE_MATCH_THRESHOLD)
+      .sort((a, b) => b.closeness - a.closeness || b.searchRanking - a.searchRanking || b.downloads - a.downloads || (a.id < b.id ? -1 : 1));
+    const ids = close.slice(filter.offset, filter.offset + filter.limit).map(({ id }) => id);
+    return { nodes: await this.nodes.nodesByIds(ids), total: close.length };
+  }
+
+  /** The platform and ban filters, and the page, that catalog reads and searches share. */
+  private platformFilter(query: PlatformFilterQueryDto, caller: Principal | undefined): NodeListFilter {
+    return {
+      os: query.supported_os ? spellingsOfFamily(OS_FAMILIES, query.supported_os) : undefined,
+      accelerator: query.supported_accelerator ? spellingsOfFamily(ACCELERATOR_FAMILIES, query.supported_accelerator) : undefined,
+      includeBanned: query.include_banned === true && caller?.isAdmin === true,
       offset: (query.page - 1) * query.limit,
       limit: query.limit,
-    });
+    };
+  }
+
+  private async toPage({ nodes, total }: NodePage, query: PageQueryDto): Promise<NodeListDto> {
     return { total, nodes: await this.toDtos(nodes), page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) };
   }
 
+  /**
+   * Sets each node's latestVersion to the one the target should install
+   * (docs/api-rules.md §9.1), read in two queries for the whole page: what
+   * the choice needs of every active version, then the chosen versions
+   * that are not already the latest.
+   */
+  private async chooseCompatibleVersions(nodes: NodeEntity[], target: CompatibilityTarget | undefined): Promise<void> {
+    if (!target || nodes.length === 0) return;
+    const candidates = await this.nodes.compatibilityCandidates(nodes.map((node) => node.id));
+    const chosen = nodes.flatMap((node) => {
+      const version = pickCompatibleVersion(candidates.filter((candidate) => candidate.nodeId === node.id), target);
+      return version && version.id !== node.latestVersionId ? [{ node, versionId: version.id }] : [];
+    });
+    const versions = new Map((await this.nodes.versionsByIds(chosen.map(({ versionId }) => versionId))).map((version) => [version.id, version]));
+    for (const { node, versionId } of chosen) node.latestVersion = versions.get(versionId) ?? node.latestVersion;
+  }
+
+  /**
+   * GET /publishers/{publisherId}/nodes: the publisher's nodes that are not
+   * deleted, newest first; banned ones only for its members and admins who
+   * ask for them. 404 when the publisher does not exist.
+   */
+  async listPublisherNodes(publisherId: string, caller: Principal | undefined, includeBanned: boolean): Promise<NodeDto[]> {
+    await this.publishers.requirePublisher(publisherId);
+    const mayListBanned =
+      includeBanned && caller !== undefined && (caller.isAdmin || (await this.publishers.roleOf(publisherId, caller.id)) !== null);
+    const statuses: NodeStatus[] = mayListBanned ? ['NodeStatusActive', 'NodeStatusBanned'] : ['NodeStatusActive'];
+    return this.toDtos(await this.nodes.publisherNodes(publisherId, statuses));
+  }
+
+  /**
+   * POST /bulk/nodes/versions: each pair's version, in request order;
+   * `not_found` for what public reads do not show, `error` for a banned
+   * node or version. Two queries whatever the number of pairs.
+   */
+  async bulkVersions(pairs: NodeVersionIdentifierDto[]): Promise<BulkNodeVersionsDto> {
+    const nodes = new Map((await this.nodes.findNodes(pairs.map((pair) => pair.node_id.toLowerCase()))).map((node) => [node.normalizedId, node]));
+    const wanted = pairs.flatMap((pair) => {
+      const node = nodes.get(pair.node_id.toLowerCase());
+      return node ? [{ nodeId: node.id, version: pair.version }] : [];
+    });
+    const versions = await this.nodes.findVersionsByNumber(wanted);
+    const results = pairs.map((identifier): BulkNodeVersionResultDto => {
+      const node = nodes.get(identifier.node_id.toLowerCase());
+      const version = node && versions.find((found) => found.nodeId === node.id && found.version === identifier.version);
+      if (!node || node.status === 'NodeStatusDeleted' || !version || version.status === 'NodeVersionStatusDeleted') {
+        return { identifier, status: 'not_found' };
+      }
+      if (node.status === 'NodeStatusBanned' || version.status === 'NodeVersionStatusBanned') {
+        return { identifier, status: 'error', error_message: node.status === 'NodeStatusBanned' ? 'node banned' : 'version banned' };
+      }
+      return { identifier, status: 'success', node_version: toNodeVersionDto(version) };
+    });
+    return { node_versions: results };
+  }
+
   /** The nodes' replies, each with its publisher (asked of the publishers module once for all of them). */
-  private async toDtos(nodes: NodeEntity[]): Promise<NodeDto[]> {
+  async toDtos(nodes: NodeEntity[]): Promise<NodeDto[]> {
     const publishers = new Map((await this.publishers.findByIds([...new Set(nodes.map((node) => node.publisherId))])).map((p) => [p.id, p]));
     return nodes.map((node) => {
       const publisher = publishers.get(node.publisherId);
@@ -246,14 +383,19 @@ export class NodesService {
   }
 
   /**
-   * GET /nodes/{nodeId}/install: the version to install (the latest, or the
-   * one asked for) with its downloadUrl, counting one download. 404 for
+   * GET /nodes/{nodeId}/install: the version to install (the latest, chosen
+   * for the caller's app version and form factor when given, or the one
+   * asked for) with its downloadUrl, counting one download. 404 for
    * anything that cannot be installed, so a client has one case to handle.
    */
-  async install(nodeId: string, requested: string | undefined, { countDownload }: { countDownload: boolean }): Promise<NodeVersionDto> {
+  async install(nodeId: string, query: InstallQueryDto, { countDownload }: { countDownload: boolean }): Promise<NodeVersionDto> {
+    const requested = query.version;
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
     if (!node || node.status !== 'NodeStatusActive') {
       throw new NotFoundException(`node '${nodeId}' not found or not installable`);
+    }
+    if (requested === undefined) {
+      await this.chooseCompatibleVersions([node], compatibilityTarget(query.comfyui_version ?? query.app_version, query.form_factor));
     }
     const version =
       requested === undefined ? node.latestVersion : await this.nodes.readVersion(node.id, requested);

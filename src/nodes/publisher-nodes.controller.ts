@@ -1,5 +1,5 @@
-import { Body, Controller, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
-import { WritesPublicContent } from '../common/http/http-caching';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { CacheableRead, WritesPublicContent } from '../common/http/http-caching';
 import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
@@ -7,7 +7,7 @@ import { Principal } from '../auth/principal';
 import { HttpRequest, requestOrigin } from '../common/http/http-request';
 import { RawBody } from '../common/http/json-body-limits';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { CreateNodeDto, NodeDto, UpdateNodeDto } from './dto/node.dto';
+import { CreateNodeDto, NodeDto, PublisherNodesQueryDto, UpdateNodeDto } from './dto/node.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
 import { PublishedNodeVersionDto, PublishNodeVersionDto } from './dto/publish.dto';
 import { NodePublishingService } from './node-publishing.service';
@@ -27,6 +27,19 @@ export class PublisherNodesController {
     private readonly nodes: NodesService,
     private readonly publishing: NodePublishingService,
   ) {}
+
+  /** The publisher's nodes that are not deleted, newest first (banned ones too for its members and admins who ask). */
+  @Get()
+  @Authenticated({ optional: true })
+  @CacheableRead()
+  @ApiErrors(400, 404)
+  list(
+    @Param('publisherId') publisherId: string,
+    @Query() query: PublisherNodesQueryDto,
+    @CurrentUser() caller?: Principal,
+  ): Promise<NodeDto[]> {
+    return this.nodes.listPublisherNodes(publisherId, caller, query.include_banned === true);
+  }
 
   /** Create a node owned by the publisher. */
   @Post()

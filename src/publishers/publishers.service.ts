@@ -61,6 +61,11 @@ export class PublishersService {
     return this.publishers.findByIds(ids);
   }
 
+  /** SQL for the (lower-cased) name of the publisher whose id is in `publisherIdColumn`, to order another module's query by. */
+  nameExpression(publisherIdColumn: string): string {
+    return this.publishers.nameExpression(publisherIdColumn);
+  }
+
   /** The user's role in the publisher; null when not a member (or no such publisher). */
   roleOf(publisherId: string, userId: string, manager?: EntityManager): Promise<PublisherRole | null> {
     return this.publishers.roleOf(publisherId, userId, manager);
@@ -118,7 +123,8 @@ export class PublishersService {
     }
   }
 
-  private async requirePublisher(publisherId: string, manager?: EntityManager): Promise<PublisherEntity> {
+  /** The publisher; 404 when it does not exist. */
+  async requirePublisher(publisherId: string, manager?: EntityManager): Promise<PublisherEntity> {
     const publisher = await this.publishers.findById(publisherId, manager);
     if (!publisher) {
       throw publisherNotFound(publisherId);

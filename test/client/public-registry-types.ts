@@ -89,3 +89,51 @@ export interface PublicNode {
   tags_admin?: string[];
   translations?: Record<string, Record<string, unknown>>;
 }
+
+/** A page of nodes, as GET /nodes and GET /nodes/search answer (ListAllNodes200, SearchNodes200). */
+export interface PublicNodePage {
+  limit?: number;
+  nodes?: PublicNode[];
+  page?: number;
+  total?: number;
+  totalPages?: number;
+}
+
+export interface PublicComfyNode {
+  category?: string;
+  comfy_node_name?: string;
+  deprecated?: boolean;
+  description?: string;
+  experimental?: boolean;
+  function?: string;
+  /** JSON text */
+  input_types?: string;
+  output_is_list?: boolean[];
+  policy?: 'ComfyNodePolicyActive' | 'ComfyNodePolicyBanned' | 'ComfyNodePolicyLocalOnly';
+  /** JSON text */
+  return_names?: string;
+  /** JSON text */
+  return_types?: string;
+}
+
+/** ListComfyNodes200. */
+export interface PublicComfyNodePage {
+  comfy_nodes?: PublicComfyNode[];
+  totalNumberOfPages?: number;
+}
+
+export interface PublicNodeVersionIdentifier {
+  node_id: string;
+  version: string;
+}
+
+export interface PublicBulkNodeVersionResult {
+  error_message?: string;
+  identifier: PublicNodeVersionIdentifier;
+  node_version?: PublicNodeVersion;
+  status: 'success' | 'not_found' | 'error';
+}
+
+export interface PublicBulkNodeVersionsResponse {
+  node_versions: PublicBulkNodeVersionResult[];
+}

@@ -11,7 +11,16 @@
  */
 import createClient from 'openapi-fetch';
 import type { components, paths } from './generated/schema';
-import type { PublicNode, PublicNodeVersion, PublicPublisher, PublicPublisherMember } from './public-registry-types';
+import type {
+  PublicBulkNodeVersionsResponse,
+  PublicComfyNode,
+  PublicComfyNodePage,
+  PublicNode,
+  PublicNodePage,
+  PublicNodeVersion,
+  PublicPublisher,
+  PublicPublisherMember,
+} from './public-registry-types';
 
 type Schemas = components['schemas'];
 
@@ -26,6 +35,10 @@ export type RepliesFitThePublicRegistry = [
   Fits<Schemas['NodeVersionDto'], PublicNodeVersion>,
   Fits<Schemas['PublisherDto'], PublicPublisher>,
   Fits<Schemas['PublisherMemberDto'], PublicPublisherMember>,
+  Fits<Schemas['NodeListDto'], PublicNodePage>,
+  Fits<Schemas['ComfyNodeDto'], PublicComfyNode>,
+  Fits<Schemas['ComfyNodeListDto'], PublicComfyNodePage>,
+  Fits<Schemas['BulkNodeVersionsDto'], PublicBulkNodeVersionsResponse>,
 ];
 
 async function main(): Promise<void> {

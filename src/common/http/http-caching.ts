@@ -40,9 +40,14 @@ const SERVER_TTL = 'http:read-cache-ttl-ms';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** The request as the read cache keys it: the path as sent and the query sorted, so parameter order does not matter. */
+/**
+ * The request as the read cache keys it: the path as sent and the query
+ * sorted, so parameter order does not matter, without `latest` (which
+ * changes where the answer comes from, not what it is).
+ */
 function cacheKey(request: IncomingMessage): string {
   const url = new URL(request.url ?? '/', 'http://cache.key');
+  url.searchParams.delete('latest');
   url.searchParams.sort();
   return `${url.pathname}?${url.searchParams.toString()}`;
 }
@@ -82,7 +87,8 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
     };
     if (!anonymous) return next.handle().pipe(tap(setHeaders));
     const key = cacheKey(request);
-    const cached = this.cache.get(key);
+    // `latest=true` asks for the database's answer (docs/api-rules.md §9.1), which then refreshes the cached one.
+    const cached = asksForLatest(request) ? undefined : this.cache.get(key);
     if (cached !== undefined) {
       setHeaders();
       response.setHeader('Content-Type', JSON_CONTENT_TYPE);
@@ -110,6 +116,10 @@ function addVary(response: ServerResponse, field: string): void {
   if (!fields.some((name) => name.toLowerCase() === field.toLowerCase())) {
     response.setHeader('Vary', [...fields, field].join(', '));
   }
+}
+
+function asksForLatest(request: IncomingMessage): boolean {
+  return new URL(request.url ?? '/', 'http://cache.key').searchParams.get('latest') === 'true';
 }
 
 function hasCredentials(headers: IncomingHttpHeaders): boolean {

@@ -6,6 +6,12 @@ import { ApiInteger } from '../openapi/api-integer.decorator';
 export const toQueryInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : value;
 
+/** Query strings are text: `true` and `false` become booleans; anything else fails `@IsBoolean`. */
+export const toQueryBoolean = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+
+/** A repeatable query parameter: one value arrives as a string, several as an array. */
+export const toQueryList = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? [value] : value);
+
 export const MAX_PAGE_SIZE = 100;
 
 export class PageQueryDto {

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsISO8601,
@@ -20,7 +21,7 @@ import {
 import { applyDecorators } from '@nestjs/common';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { AdminOnly } from '../../common/validation/admin-only';
-import { PageQueryDto, toQueryInteger } from '../../common/pagination/page-query.dto';
+import { PageQueryDto, toQueryBoolean, toQueryInteger, toQueryList } from '../../common/pagination/page-query.dto';
 import { IsHttpUrl, IsObjectOfObjects, NotNullable, Nullable } from '../../common/validation/validators';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
 import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
@@ -266,12 +267,47 @@ export class NodeDto {
   latest_version?: NodeVersionDto;
 }
 
-/** A short text query parameter the host app's clients send; accepted and not (yet) used to filter. */
+/** A short text query parameter the host app's clients send. */
 function ClientHint(): PropertyDecorator {
   return applyDecorators(IsOptional(), IsString(), MaxLength(64));
 }
 
-export class NodeListQueryDto extends PageQueryDto {
+/** An optional boolean query parameter (`true` or `false`). */
+function QueryFlag(): PropertyDecorator {
+  return applyDecorators(IsOptional(), Transform(toQueryBoolean), IsBoolean());
+}
+
+/** A repeatable query parameter of short strings, at most `maxValues` of them. */
+function QueryList(maxValues: number, maxLength: number): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    Transform(toQueryList),
+    IsArray(),
+    ArrayMaxSize(maxValues, { message: ({ property }) => `${property} takes at most ${maxValues} values` }),
+    IsString({ each: true }),
+    MaxLength(maxLength, { each: true }),
+  );
+}
+
+/** The most nodes one `node_id` filter names (docs/api-rules.md §9.1). */
+export const MAX_NODE_ID_FILTER = 100;
+
+/** The platform filters of catalog reads and searches (docs/api-rules.md §9.1). */
+export class PlatformFilterQueryDto extends PageQueryDto {
+  /** Only nodes whose latest version (else the node) supports this OS family: `windows`, `macos`, `linux`, or a spelling of one (`Microsoft :: Windows`, `darwin`). An empty list or `OS Independent` supports every OS. @example windows */
+  @ClientHint()
+  supported_os?: string;
+
+  /** The same for accelerators: `cuda`, `rocm`, `metal`, `directml`, `xpu`, `cpu`, or a spelling of one (`GPU :: NVIDIA CUDA`). @example cuda */
+  @ClientHint()
+  supported_accelerator?: string;
+
+  /** Admins only: list banned nodes too. Ignored for everyone else. */
+  @QueryFlag()
+  include_banned?: boolean;
+}
+
+export class NodeListQueryDto extends PlatformFilterQueryDto {
   /** Items per page, at most 1000 (older package-manager clients fetch the whole catalog in one page of 1000). */
   @ApiInteger()
   @Transform(toQueryInteger)
@@ -292,17 +328,83 @@ export class NodeListQueryDto extends PageQueryDto {
   @IsISO8601({ strict: true, strictSeparator: true })
   timestamp?: string;
 
-  /** The host application's version, as its package manager sends it. Accepted; no filtering yet. @example v0.3.60 */
+  /** Only these nodes (repeat the parameter; at most 100 in all with `node_id[]`), ids matched ignoring case; unknown ids are simply absent. */
+  @QueryList(MAX_NODE_ID_FILTER, 100)
+  node_id?: string[];
+
+  /** `node_id` as clients that name arrays with brackets send it. */
+  @ApiProperty({ name: 'node_id[]', required: false, isArray: true, type: String })
+  @QueryList(MAX_NODE_ID_FILTER, 100)
+  'node_id[]'?: string[];
+
+  /**
+   * Sort order (repeat for more keys, applied in order): `field` (ascending) or `field;desc`. Fields: `downloads`
+   * (alias `total_install`), `name`, `created_at`, `last_updated`, `rating`, `github_stars`, `search_ranking`,
+   * `publisher_name` (alias `publisher_id`). Ties are broken by id. Without it: search_ranking, downloads (highest
+   * first), then id. @example downloads;desc
+   */
+  @QueryList(10, 64)
+  sort?: string[];
+
+  /**
+   * The host application's version, as its package manager sends it, read leniently (`v0.3.60-3-gabc123` is
+   * 0.3.60). With it, each node's `latest_version` is the highest installable version whose `supported_app_version`
+   * range it satisfies (the usual one when none does). @example v0.3.60
+   */
   @ClientHint()
   comfyui_version?: string;
 
-  /** Neutral alias of `comfyui_version`. Accepted; no filtering yet. */
+  /** Neutral alias of `comfyui_version`. */
   @ClientHint()
   app_version?: string;
 
-  /** How the host application is installed (e.g. `git-linux`). Accepted; no filtering yet. @example git-linux */
+  /**
+   * How the host application is installed: `desktop-win`, `git-windows`, `desktop-mac`, `git-mac`, `git-linux`,
+   * `other`. With it, `latest_version` is chosen among versions that support its OS. @example git-linux
+   */
   @ClientHint()
   form_factor?: string;
+
+  /** `true` answers from the database, never from the server's cache of replies. */
+  @QueryFlag()
+  latest?: boolean;
+}
+
+/** Query of GET /nodes/search. */
+export class NodeSearchQueryDto extends PlatformFilterQueryDto {
+  /** Items per page, at most 1000. */
+  @ApiInteger()
+  @Transform(toQueryInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_CATALOG_PAGE_SIZE)
+  override limit: number = 10;
+
+  /** Matches id, name, description and author, ignoring case; results by relevance, and close ids and names when nothing matches. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  search?: string;
+
+  /** Substring of the node's repository URL, ignoring case. @example github.com/acme */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  repository_url_search?: string;
+
+  /** Nodes whose latest version provides a node class whose name contains this, ignoring case. @example Upscale */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  comfy_node_search?: string;
+}
+
+/** Query of GET /publishers/{publisherId}/nodes. */
+export class PublisherNodesQueryDto {
+  /** The publisher's members and admins: list banned nodes too. Ignored for everyone else. */
+  @QueryFlag()
+  include_banned?: boolean;
 }
 
 /** Query of GET /nodes/{nodeId}/versions. */
@@ -319,11 +421,23 @@ export class NodeVersionListQueryDto {
 
 /** Query of GET /nodes/{nodeId}/install. */
 export class InstallQueryDto {
-  /** The semantic version to install; without it, the node's latest_version. @example 1.0.0 */
+  /** The semantic version to install; without it, the node's latest_version (chosen for the app version and form factor when given). @example 1.0.0 */
   @IsOptional()
   @IsString()
   @MaxLength(256)
   version?: string;
+
+  /** As in GET /nodes: the host application's version, which chooses the version to install when `version` is not given. @example v0.3.60 */
+  @ClientHint()
+  comfyui_version?: string;
+
+  /** Neutral alias of `comfyui_version`. */
+  @ClientHint()
+  app_version?: string;
+
+  /** As in GET /nodes: how the host application is installed (chooses a version that supports its OS). @example desktop-win */
+  @ClientHint()
+  form_factor?: string;
 }
 
 export class NodeListDto {

@@ -1,0 +1,93 @@
+import { ClassAttributes, readModuleFacts } from './module-facts';
+import { Notes } from './notes';
+import { pythonParser } from './python-parser';
+import { pythonSources } from './python-sources';
+
+export interface ExtractedNodeClass {
+  /** The NODE_CLASS_MAPPINGS key. */
+  name: string;
+  category?: string;
+  /** From NODE_DISPLAY_NAME_MAPPINGS[name] when it is a literal string. */
+  description?: string;
+  function?: string;
+  returnTypes?: string[];
+  returnNames?: string[];
+  outputIsList?: boolean[];
+  deprecated?: boolean;
+  experimental?: boolean;
+}
+
+export interface ExtractionResult {
+  status: 'success' | 'failed';
+  /** Sorted by name, unique names. May be non-empty with status 'success' only. */
+  classes: ExtractedNodeClass[];
+  /** One line, human readable: why it failed, or (on success) what was skipped, e.g. "syntax errors, read in part: a.py line 3; not read (over 1048576 bytes): b.py". Absent when nothing to say. */
+  reason?: string;
+}
+
+export interface ExtractionLimits {
+  maxFileBytes: number;
+  maxTotalBytes: number;
+  maxFiles: number;
+}
+
+/**
+ * What one archive's extraction reads at most, so that a huge or hostile upload costs bounded memory
+ * and time:
+ * - 1 MiB per .py file: hand-written node modules are tens of KiB, the largest single-file packs
+ *   several hundred; bigger files are generated code or embedded data. Parsing one file holds the
+ *   event loop: 0.03 s for 1 MiB here, 0.2 to 0.4 s at worst (parsed whole, see outline.ts);
+ * - 32 MiB of Python in all, and 2,000 .py files: room for packs that vendor whole libraries.
+ */
+export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = Object.freeze({ maxFileBytes: 1024 * 1024, maxTotalBytes: 32 * 1024 * 1024, maxFiles: 2000 });
+
+/** What ComfyUI would show for the node `name`: its class's attributes, titled by its display name if it has one. */
+function nodeClass(name: string, attributes: ClassAttributes = {}, displayName?: string): ExtractedNodeClass {
+  const { description, ...rest } = attributes;
+  const shown = displayName ?? description;
+  return shown === undefined ? { name, ...rest } : { name, ...rest, description: shown };
+}
+
+/**
+ * The node classes a ComfyUI pack's zip declares, read from its Python sources with tree-sitter,
+ * across all its .py files (packs map names in __init__.py to classes defined in other modules).
+ * A mapping key assigned twice keeps its last value, as in Python; a class name defined twice
+ * keeps its first definition in archive order.
+ *
+ * Never rejects because of the archive's content: an unreadable zip, bad Python, limits crossed -> a
+ * result (status 'failed' when no class found). Rejects only on I/O errors of the file itself.
+ */
+export async function extractNodeClasses(zipPath: string, limits: Partial<ExtractionLimits> = {}): Promise<ExtractionResult> {
+  const parser = await pythonParser();
+  const within: ExtractionLimits = {
+    maxFileBytes: limits.maxFileBytes ?? DEFAULT_EXTRACTION_LIMITS.maxFileBytes,
+    maxTotalBytes: limits.maxTotalBytes ?? DEFAULT_EXTRACTION_LIMITS.maxTotalBytes,
+    maxFiles: limits.maxFiles ?? DEFAULT_EXTRACTION_LIMITS.maxFiles,
+  };
+  const notes = new Notes();
+  const mappings = new Map<string, string | undefined>();
+  const displayNames = new Map<string, string>();
+  const classes = new Map<string, ClassAttributes>();
+  let files = 0;
+  for await (const { name, text } of pythonSources(zipPath, within, notes)) {
+    const facts = readModuleFacts(parser, text);
+    files += 1;
+    if (facts.syntaxErrorLine !== undefined) notes.add('syntax errors, read in part', `${name} line ${facts.syntaxErrorLine}`);
+    for (const { mapping, line } of facts.nonLiteral) notes.add(`${mapping} entries not literal, skipped`, `${name} line ${line}`);
+    for (const [key, className] of facts.classMappings) mappings.set(key, className);
+    for (const [key, displayName] of facts.displayNames) displayNames.set(key, displayName);
+    for (const [className, attributes] of facts.classes) if (!classes.has(className)) classes.set(className, attributes);
+    // Parsing is synchronous: between files, let the rest of the service run.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  const found = [...mappings.keys()].sort().map((name) => {
+    const className = mappings.get(name);
+    return nodeClass(name, className === undefined ? undefined : classes.get(className), displayNames.get(name));
+  });
+  if (found.length === 0) {
+    const why = files === 0 ? 'no .py file read' : 'no NODE_CLASS_MAPPINGS with literal keys found';
+    return { status: 'failed', classes: [], reason: [why, ...notes.phrases()].join('; ') };
+  }
+  const skipped = notes.phrases();
+  return skipped.length === 0 ? { status: 'success', classes: found } : { status: 'success', classes: found, reason: skipped.join('; ') };
+}

@@ -1,0 +1,74 @@
+import { ModuleFacts, readModuleFacts } from './module-facts';
+import { pythonParser } from './python-parser';
+
+const facts = async (source: string): Promise<ModuleFacts> => readModuleFacts(await pythonParser(), source);
+const classOf = async (body: string) => (await facts(`class Node:\n${body}`)).classes;
+
+describe('readModuleFacts', () => {
+  it('reads str literals as Python does: escapes, raw and u prefixes, implicit concatenation, triple quotes', async () => {
+    const source = String.raw`NODE_DISPLAY_NAME_MAPPINGS = {
+    "Tab": "a\tb\x41\u00e9\U0001F527\101\\",
+    r"Raw\d": u"Unicode",
+    'Joined': "Jo" 'in' # a comment between parts
+        "ed",
+    """Triple""": '''line \
+continued''',
+}
+`;
+    expect((await facts(source)).displayNames).toStrictEqual([
+      ['Tab', 'a\tbAé🔧A\\'],
+      ['Raw\\d', 'Unicode'],
+      ['Joined', 'Joined'],
+      ['Triple', 'line continued'],
+    ]);
+  });
+
+  it('takes f-strings, bytes, names and expressions for what they are: not literal', async () => {
+    const source = String.raw`NODE_DISPLAY_NAME_MAPPINGS = {
+    f"F": "x",
+    b"Bytes": "x",
+    "FString": f"{x}",
+    "Named": "\N{BULLET}",
+    "Beyond": "\U00110000",
+    "Sum": "a" + "b",
+    "Name": TITLE,
+}
+`;
+    expect(await facts(source)).toStrictEqual({
+      classMappings: [],
+      displayNames: [],
+      classes: [],
+      nonLiteral: [2, 3, 4, 5, 6, 7, 8].map((line) => ({ mapping: 'NODE_DISPLAY_NAME_MAPPINGS', line })),
+    });
+  });
+
+  it('reads tuples and lists of literals, and ignores class attributes that are anything else', async () => {
+    expect(
+      await classOf(`    RETURN_TYPES = ("IMAGE",  # the picture
+                    "MASK")
+    RETURN_NAMES = ()
+    OUTPUT_IS_LIST = [False, True]
+    CATEGORY = PREFIX + "/image"
+    FUNCTION = ("run")
+    DEPRECATED = 1
+`),
+    ).toStrictEqual([['Node', { returnTypes: ['IMAGE', 'MASK'], returnNames: [], outputIsList: [false, true] }]]);
+    expect(await classOf('    RETURN_TYPES = ("IMAGE")\n    RETURN_NAMES = ("a", NAME)\n    OUTPUT_IS_LIST = (True, 0)\n')).toStrictEqual([['Node', {}]]);
+  });
+
+  it('lets a later assignment in the class body win, as Python does, and reads annotated ones', async () => {
+    expect(await classOf('    CATEGORY = "first"\n    CATEGORY: str = "second"\n    EXPERIMENTAL: bool = True\n')).toStrictEqual([
+      ['Node', { category: 'second', experimental: true }],
+    ]);
+  });
+
+  it('parses the whole module when its outline cannot be made, as with nested quotes in an f-string', async () => {
+    const source = 'def key(d):\n    return f"{d["a"] + "["}"\n\nclass Node:\n    CATEGORY = "kept"\n';
+    expect((await facts(source)).classes).toStrictEqual([['Node', { category: 'kept' }]]);
+  });
+
+  it('reads the statements free of errors in a module with a syntax error, and gives its line', async () => {
+    const source = 'class Before:\n    CATEGORY = "b"\n\nx = (1,\n\nclass After:\n    CATEGORY = "a"\n';
+    expect(await facts(source)).toMatchObject({ syntaxErrorLine: 4, classes: [['Before', { category: 'b' }], ['After', { category: 'a' }]] });
+  });
+});

@@ -1,0 +1,195 @@
+import { Node } from 'web-tree-sitter';
+import type { ExtractedNodeClass } from './extract-node-classes';
+import { withoutFunctions } from './outline';
+import { booleanLiteral, sequenceLiteral, stringLiteral } from './python-literals';
+import { PythonParser } from './python-parser';
+
+/** What a class body says of a node; `description` is its DESCRIPTION. */
+export type ClassAttributes = Omit<ExtractedNodeClass, 'name'>;
+export type MappingName = 'NODE_CLASS_MAPPINGS' | 'NODE_DISPLAY_NAME_MAPPINGS';
+
+/**
+ * What one Python module says when imported, read from its syntax tree without running it: its
+ * module-level statements, also within if/try/with/for blocks, and its class bodies; not what its
+ * functions would do if called.
+ */
+export interface ModuleFacts {
+  /** NODE_CLASS_MAPPINGS's literal keys, each with the class its value names (`Foo` or `module.Foo`), if it names one. */
+  classMappings: [key: string, className: string | undefined][];
+  /** NODE_DISPLAY_NAME_MAPPINGS's literal keys whose values are literal strings. */
+  displayNames: [key: string, displayName: string][];
+  /** Every class definition, with the attributes its body assigns as literals. */
+  classes: [name: string, attributes: ClassAttributes][];
+  /** Where a mapping gets entries that are not literal (a comprehension, `**spread`, a call, a computed key): skipped. */
+  nonLiteral: { mapping: MappingName; line: number }[];
+  /** The line of the first syntax error, when there is one: then only the top-level statements free of errors were read. */
+  syntaxErrorLine?: number;
+}
+
+/** `{ [key]: value }`, or nothing when the value was not a literal. */
+function only<K extends keyof ClassAttributes>(key: K, value: ClassAttributes[K]): ClassAttributes {
+  const attributes: ClassAttributes = {};
+  if (value !== undefined) attributes[key] = value;
+  return attributes;
+}
+
+const strings = (node: Node | null) => sequenceLiteral(node, stringLiteral);
+const booleans = (node: Node | null) => sequenceLiteral(node, booleanLiteral);
+
+/** The class attributes ComfyUI reads, by their names in the class body. */
+const ATTRIBUTES = new Map<string, (value: Node | null) => ClassAttributes>([
+  ['CATEGORY', (value) => only('category', stringLiteral(value))],
+  ['FUNCTION', (value) => only('function', stringLiteral(value))],
+  ['DESCRIPTION', (value) => only('description', stringLiteral(value))],
+  ['RETURN_TYPES', (value) => only('returnTypes', strings(value))],
+  ['RETURN_NAMES', (value) => only('returnNames', strings(value))],
+  ['OUTPUT_IS_LIST', (value) => only('outputIsList', booleans(value))],
+  ['DEPRECATED', (value) => only('deprecated', booleanLiteral(value))],
+  ['EXPERIMENTAL', (value) => only('experimental', booleanLiteral(value))],
+]);
+
+/** Literal assignments directly in the class body (`CATEGORY = "…"`, also annotated); later ones win, as in Python. */
+function classAttributes(body: Node): ClassAttributes {
+  const attributes: ClassAttributes = {};
+  for (const statement of body.namedChildren) {
+    const assignment = statement.type === 'expression_statement' ? statement.firstNamedChild : null;
+    if (assignment?.type !== 'assignment') continue;
+    const target = assignment.childForFieldName('left');
+    const read = target?.type === 'identifier' ? ATTRIBUTES.get(target.text) : undefined;
+    if (read !== undefined) Object.assign(attributes, read(assignment.childForFieldName('right')));
+  }
+  return attributes;
+}
+
+type Entries = [key: string, value: Node][];
+
+/** A dict display's `"key": value` pairs; anything else in it, or anything but a dict display, goes to `skipped`. */
+function dictionaryEntries(node: Node, skipped: Node[]): Entries {
+  if (node.type !== 'dictionary') {
+    skipped.push(node);
+    return [];
+  }
+  return node.namedChildren.flatMap((child): Entries => {
+    if (child.type === 'comment') return [];
+    const key = child.type === 'pair' ? stringLiteral(child.childForFieldName('key')) : undefined;
+    const value = child.childForFieldName('value');
+    if (key !== undefined && value !== null) return [[key, value]];
+    skipped.push(child);
+    return [];
+  });
+}
+
+/** `update`'s arguments: dict displays, and keywords (`X=Foo` is the literal key "X"). */
+function updateEntries(argumentList: Node, skipped: Node[]): Entries {
+  return argumentList.namedChildren.flatMap((argument): Entries => {
+    if (argument.type === 'comment') return [];
+    if (argument.type !== 'keyword_argument') return dictionaryEntries(argument, skipped);
+    const [name, value] = [argument.childForFieldName('name'), argument.childForFieldName('value')];
+    return name !== null && value !== null ? [[name.text, value]] : [];
+  });
+}
+
+function mappingNamed(node: Node | null): MappingName | undefined {
+  const name = node?.type === 'identifier' ? node.text : undefined;
+  return name === 'NODE_CLASS_MAPPINGS' || name === 'NODE_DISPLAY_NAME_MAPPINGS' ? name : undefined;
+}
+
+/**
+ * The entries an expression statement puts into a mapping: `M = {…}` (also annotated), `M["X"] = …`
+ * or `M.update({…}, X=…)`; undefined when it does none of these.
+ */
+function mappingEntries(expression: Node, skipped: Node[]): { mapping: MappingName; entries: Entries } | undefined {
+  if (expression.type === 'call') {
+    const method = expression.childForFieldName('function');
+    const argumentList = expression.childForFieldName('arguments');
+    const isUpdate = method?.type === 'attribute' && method.childForFieldName('attribute')?.text === 'update';
+    const mapping = isUpdate ? mappingNamed(method.childForFieldName('object')) : undefined;
+    return mapping === undefined || argumentList === null ? undefined : { mapping, entries: updateEntries(argumentList, skipped) };
+  }
+  if (expression.type !== 'assignment') return undefined;
+  const [left, right] = [expression.childForFieldName('left'), expression.childForFieldName('right')];
+  if (left === null || right === null) return undefined; // an annotation alone
+  const whole = mappingNamed(left);
+  if (whole !== undefined) return { mapping: whole, entries: dictionaryEntries(right, skipped) };
+  const item = left.type === 'subscript' ? mappingNamed(left.childForFieldName('value')) : undefined;
+  if (item === undefined) return undefined;
+  const subscripts = left.childrenForFieldName('subscript');
+  const key = subscripts.length === 1 ? stringLiteral(subscripts[0]) : undefined;
+  if (key === undefined) skipped.push(left);
+  return { mapping: item, entries: key === undefined ? [] : [[key, right]] };
+}
+
+/** `Foo` and `module.Foo` name the class Foo. */
+function className(value: Node): string | undefined {
+  if (value.type === 'identifier') return value.text;
+  return value.type === 'attribute' ? value.childForFieldName('attribute')?.text : undefined;
+}
+
+function readExpression(expression: Node, facts: ModuleFacts): void {
+  const skipped: Node[] = [];
+  const found = mappingEntries(expression, skipped);
+  if (found === undefined) return;
+  const { mapping, entries } = found;
+  for (const [key, value] of entries) {
+    if (mapping === 'NODE_CLASS_MAPPINGS') {
+      facts.classMappings.push([key, className(value)]);
+      continue;
+    }
+    const displayName = stringLiteral(value);
+    if (displayName === undefined) skipped.push(value);
+    else facts.displayNames.push([key, displayName]);
+  }
+  // Once per line: `{**a, **b}` is one place to look at.
+  for (const line of new Set(skipped.map((node) => node.startPosition.row + 1))) facts.nonLiteral.push({ mapping, line });
+}
+
+function readClass(definition: Node, facts: ModuleFacts): void {
+  const [name, body] = [definition.childForFieldName('name'), definition.childForFieldName('body')];
+  if (name !== null && body !== null) facts.classes.push([name.text, classAttributes(body)]);
+}
+
+function readStatement(statement: Node, facts: ModuleFacts): void {
+  if (statement.type === 'expression_statement') {
+    const expression = statement.firstNamedChild;
+    if (expression !== null) readExpression(expression, facts);
+  } else if (statement.type === 'class_definition') {
+    readClass(statement, facts);
+  } else if (statement.type === 'decorated_definition') {
+    const definition = statement.childForFieldName('definition');
+    if (definition?.type === 'class_definition') readClass(definition, facts);
+  } else if (statement.type !== 'function_definition') {
+    // if/try/with/for/while/match run their blocks on import: read those (elif, else, except,
+    // finally and case clauses hold theirs), not their conditions.
+    for (const part of statement.namedChildren) {
+      if (part.type === 'block') part.namedChildren.forEach((child) => readStatement(child, facts));
+      else if (part.type.endsWith('_clause')) readStatement(part, facts);
+    }
+  }
+}
+
+/** The line of the first ERROR or MISSING node: down the first child that has one, from the root. */
+function firstErrorLine(root: Node): number {
+  let node = root;
+  while (!node.isError && !node.isMissing) {
+    const child = node.children.find((candidate) => candidate.hasError);
+    if (child === undefined) break;
+    node = child;
+  }
+  return node.startPosition.row + 1;
+}
+
+function moduleFacts(root: Node): ModuleFacts {
+  const facts: ModuleFacts = { classMappings: [], displayNames: [], classes: [], nonLiteral: [] };
+  // Python would import nothing of a module with a syntax error, but tree-sitter's grammar may lag
+  // the language, and the pack's other modules still load: keep what its well-formed statements say.
+  if (root.hasError) facts.syntaxErrorLine = firstErrorLine(root);
+  for (const statement of root.namedChildren) if (!statement.hasError) readStatement(statement, facts);
+  return facts;
+}
+
+/** The module's facts, from its outline (see outline.ts), or from its whole source when the outline does not parse. */
+export function readModuleFacts(parser: PythonParser, source: string): ModuleFacts {
+  const outline = withoutFunctions(source);
+  const fromOutline = outline === undefined ? undefined : parser.parse(outline, (root) => (root.hasError ? undefined : moduleFacts(root)));
+  return fromOutline ?? parser.parse(source, moduleFacts);
+}
