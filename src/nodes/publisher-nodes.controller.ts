@@ -86,7 +86,10 @@ export class PublisherNodesController {
       '{…}}`. The token authenticates exactly as a bearer token; the node is created when missing or its given fields ' +
       'applied as a merge-patch (`node.id` must match the path; another publisher’s id is 409); the version starts ' +
       '`NodeVersionStatusPending` → 201 `{node_version, signedUrl}`. `PUT` the zip to `signedUrl` (Content-Type: ' +
-      'application/zip, once, within an hour) to make it active and installable.',
+      'application/zip, once, within an hour) to make it active and installable. In `node` and `node_version`, ' +
+      '`supported_comfyui_version` and `supported_comfyui_frontend_version` are accepted as aliases of ' +
+      '`supported_app_version` and `supported_app_frontend_version` (both given and different: 400); in the CLI form an ' +
+      'empty string or list in these and `supported_os`, `supported_accelerators`, `banner_url` means not given.',
   })
   @ApiExtraModels(CreateNodeVersionDto, PublishNodeVersionDto, NodeVersionDto, PublishedNodeVersionDto)
   @ApiBody({

@@ -258,6 +258,15 @@ class MetalNode:
     });
   });
 
+  it('leaves unparsed a module that would break the parser, and reads the others', async () => {
+    const deep = Array.from({ length: 600 }, (_, level) => `${' '.repeat(level)}if x:\n`).join('') + `${' '.repeat(600)}NODE_CLASS_MAPPINGS["Deep"] = A\n`;
+    expect(await extract({ 'p/deep.py': deep, 'p/nodes.py': 'NODE_CLASS_MAPPINGS = {"A": A}\nclass A:\n    CATEGORY = "a"\n' })).toStrictEqual({
+      status: 'success',
+      classes: [{ name: 'A', category: 'a' }],
+      reason: 'not parsed (a line indented 500 columns or more): p/deep.py',
+    });
+  });
+
   it('reads only .py files, not bytecode caches, macOS resource forks or unsafe paths', async () => {
     const mapping = 'NODE_CLASS_MAPPINGS = {"A": A}\n';
     expect(

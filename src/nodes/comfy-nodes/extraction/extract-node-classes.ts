@@ -1,6 +1,6 @@
-import { ClassAttributes, readModuleFacts } from './module-facts';
+import { ClassAttributes, ModuleFacts, readModuleFacts } from './module-facts';
 import { Notes } from './notes';
-import { pythonParser } from './python-parser';
+import { NotParsed, PythonParser, pythonParser } from './python-parser';
 import { pythonSources } from './python-sources';
 
 export interface ExtractedNodeClass {
@@ -41,11 +41,32 @@ export interface ExtractionLimits {
  */
 export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = Object.freeze({ maxFileBytes: 1024 * 1024, maxTotalBytes: 32 * 1024 * 1024, maxFiles: 2000 });
 
+/**
+ * How long one extraction may run: 32 MiB of ordinary Python takes about 1.5 s here, but Python made
+ * to be slow to parse takes up to PARSE_BUDGET_MS a file. Files reached later are noted, not parsed.
+ */
+const EXTRACTION_BUDGET_MS = 10_000;
+
 /** What ComfyUI would show for the node `name`: its class's attributes, titled by its display name if it has one. */
 function nodeClass(name: string, attributes: ClassAttributes = {}, displayName?: string): ExtractedNodeClass {
   const { description, ...rest } = attributes;
   const shown = displayName ?? description;
   return shown === undefined ? { name, ...rest } : { name, ...rest, description: shown };
+}
+
+/** The module's facts, noting what of it could not be read; undefined when it was not parsed. */
+function readNoting(parser: PythonParser, name: string, text: string, notes: Notes): ModuleFacts | undefined {
+  let facts: ModuleFacts;
+  try {
+    facts = readModuleFacts(parser, text);
+  } catch (error) {
+    if (!(error instanceof NotParsed)) throw error;
+    notes.add(`not parsed (${error.message})`, name);
+    return undefined;
+  }
+  if (facts.syntaxErrorLine !== undefined) notes.add('syntax errors, read in part', `${name} line ${facts.syntaxErrorLine}`);
+  for (const { mapping, line } of facts.nonLiteral) notes.add(`${mapping} entries not literal, skipped`, `${name} line ${line}`);
+  return facts;
 }
 
 /**
@@ -64,21 +85,25 @@ export async function extractNodeClasses(zipPath: string, limits: Partial<Extrac
     maxTotalBytes: limits.maxTotalBytes ?? DEFAULT_EXTRACTION_LIMITS.maxTotalBytes,
     maxFiles: limits.maxFiles ?? DEFAULT_EXTRACTION_LIMITS.maxFiles,
   };
+  const deadline = performance.now() + EXTRACTION_BUDGET_MS;
   const notes = new Notes();
   const mappings = new Map<string, string | undefined>();
   const displayNames = new Map<string, string>();
   const classes = new Map<string, ClassAttributes>();
   let files = 0;
   for await (const { name, text } of pythonSources(zipPath, within, notes)) {
-    const facts = readModuleFacts(parser, text);
     files += 1;
-    if (facts.syntaxErrorLine !== undefined) notes.add('syntax errors, read in part', `${name} line ${facts.syntaxErrorLine}`);
-    for (const { mapping, line } of facts.nonLiteral) notes.add(`${mapping} entries not literal, skipped`, `${name} line ${line}`);
+    // Parsing is synchronous: before each file, let the rest of the service run.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (performance.now() > deadline) {
+      notes.add(`not parsed (over ${EXTRACTION_BUDGET_MS / 1000} s in all)`, name);
+      continue;
+    }
+    const facts = readNoting(parser, name, text, notes);
+    if (facts === undefined) continue;
     for (const [key, className] of facts.classMappings) mappings.set(key, className);
     for (const [key, displayName] of facts.displayNames) displayNames.set(key, displayName);
     for (const [className, attributes] of facts.classes) if (!classes.has(className)) classes.set(className, attributes);
-    // Parsing is synchronous: between files, let the rest of the service run.
-    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   const found = [...mappings.keys()].sort().map((name) => {
     const className = mappings.get(name);

@@ -18,7 +18,7 @@ export interface ModuleFacts {
   classMappings: [key: string, className: string | undefined][];
   /** NODE_DISPLAY_NAME_MAPPINGS's literal keys whose values are literal strings. */
   displayNames: [key: string, displayName: string][];
-  /** Every class definition, with the attributes its body assigns as literals. */
+  /** Every class defined by those statements, with the attributes its body assigns as literals. */
   classes: [name: string, attributes: ClassAttributes][];
   /** Where a mapping gets entries that are not literal (a comprehension, `**spread`, a call, a computed key): skipped. */
   nonLiteral: { mapping: MappingName; line: number }[];
@@ -187,7 +187,10 @@ function moduleFacts(root: Node): ModuleFacts {
   return facts;
 }
 
-/** The module's facts, from its outline (see outline.ts), or from its whole source when the outline does not parse. */
+/**
+ * The module's facts, from its outline (see outline.ts), or from its whole source when the outline
+ * has a syntax error. Throws NotParsed when the parser leaves the source unparsed.
+ */
 export function readModuleFacts(parser: PythonParser, source: string): ModuleFacts {
   const outline = withoutFunctions(source);
   const fromOutline = outline === undefined ? undefined : parser.parse(outline, (root) => (root.hasError ? undefined : moduleFacts(root)));

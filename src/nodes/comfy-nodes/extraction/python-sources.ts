@@ -23,7 +23,7 @@ const IGNORED_FOLDERS = new Set(['__pycache__', '__MACOSX']);
 const decoder = new TextDecoder();
 
 /** Errors of reading the file itself name a system call; yauzl's and zlib's (a malformed archive) do not. */
-const isIoError = (error: unknown): boolean => (error as NodeJS.ErrnoException).syscall !== undefined;
+const isIoError = (error: unknown): boolean => error instanceof Error && (error as NodeJS.ErrnoException).syscall !== undefined;
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** The entry's path when it is a .py file to read; an unsafe one (absolute, or climbing out with `..`) is noted. */
