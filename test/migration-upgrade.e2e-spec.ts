@@ -1,3 +1,4 @@
+import { freshPostgresDatabase } from './support/postgres';
 import { addVersions, createPublisherWithNode } from './support/registry-fixtures';
 import { TestApp } from './support/test-app';
 
@@ -12,11 +13,16 @@ const DROP_REPLY_TEXT = 1765000000000;
 
 describe('Upgrading a database with rows', () => {
   let t: TestApp;
+  // A database of its own on PostgreSQL: undoing migrations on the shared one would meet other suites' (an extension's).
+  const fresh = freshPostgresDatabase('upgrade');
 
   beforeAll(async () => {
-    t = await TestApp.start();
+    t = await TestApp.start(fresh ? { DATABASE_URL: fresh.url } : {});
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    fresh?.drop();
+  });
 
   const snapshot = async () => ({
     nodes: await t.dataSource.query(`SELECT "id", "name", "description", "latest_version_id", "rating", "downloads", "status" FROM "nodes" ORDER BY "id"`),
