@@ -9,7 +9,10 @@
 // ... SELECT FROM unnest(...) in batches), in the formats the service writes. Every build at every size is then
 // served at once and read one request at a time over a keep-alive connection, each route of each service in turn,
 // round after round: the first and last full page of 100, a single GET, a common term, a rare term and a rare
-// phrase (a word in nearly every node and a rare number), a page of 1,000. Twice: cached (the same anonymous request
+// phrase (a word in nearly every node and a rare number), a page of 1,000; and, for builds with the frontend's
+// registry (CONTRACT §9: their migrations create `comfy_nodes`), the first page with the version chosen for an app
+// version and form factor, the node providing a node class, and GET /nodes/search for the rare term and for a typo
+// of it. Twice: cached (the same anonymous request
 // again, which the read cache serves) and uncached (each request right after a content write through the API, which
 // empties it; the write is not timed). Then a crawl of the catalog at 100 a page by one client, each figure's growth
 // (large ÷ small catalog) and the catalog issue's targets, reported as met or not: a missed target does not fail the
@@ -42,6 +45,18 @@ const NODE_COUNTS = 24;
 const RARE_PHRASE = `${PHRASE_NUMBER} nodes`;
 /** Distinct nodes the single-node reads cycle through. */
 const SAMPLE_NODES = 100;
+/** A typo of RARE_TERM: in no node's text, close (trigram similarity 0.62) to the id that starts with RARE_TERM. */
+const TYPO_TERM = 'quoka';
+/**
+ * The v-th version of a node supports apps from 0.3.(v × APP_PATCH_STEP) on, and one of VERSION_OS (in the CLI's
+ * spelling; an empty list: every OS), so the compatible page's app version and form factor choose an older version
+ * for many nodes with 2 or 3 versions.
+ */
+const APP_PATCH_STEP = 20;
+const VERSION_OS = [[], ['Microsoft :: Windows', 'POSIX :: Linux'], ['MacOS :: MacOS X']];
+const COMPAT = { appPatch: 25, formFactor: 'git-linux', os: 'POSIX :: Linux' };
+/** Node classes of each node's latest version (`${PascalCaseOfId}Node${k}`, unique names). */
+const CLASSES_PER_NODE = 2;
 const PUBLISHER = 'bench-catalog';
 /** Where seeded downloadUrls point. */
 const SEED_BASE_URL = 'https://registry.bench.invalid';
@@ -55,18 +70,27 @@ const ROUTES = {
   searchRare: `search "${RARE_TERM}" (${RARE_COUNT} nodes)`,
   searchPhrase: `search "${RARE_PHRASE}" (${RARE_COUNT} nodes)`,
   page1000: `page of ${BIG_PAGE}`,
+  // The frontend's registry (CONTRACT §9), measured for builds that have it.
+  compatPage: `first page (${PAGE}) for 0.3.${COMPAT.appPatch} ${COMPAT.formFactor}`,
+  comfyNode: 'GET /comfy-nodes/{name}/node',
+  nodeSearch: `/nodes/search "${RARE_TERM}" (${RARE_COUNT} nodes)`,
+  nodeSearchTypo: `/nodes/search "${TYPO_TERM}" (typo, close to 1 id)`,
 };
-const GROWTH_ROUTES = ['firstPage', 'lastPage', 'node', 'searchCommon', 'searchRare', 'searchPhrase'];
+const GROWTH_ROUTES = ['firstPage', 'lastPage', 'node', 'searchCommon', 'searchRare', 'searchPhrase', 'compatPage', 'comfyNode', 'nodeSearch'];
 const MODES = ['cached', 'uncached'];
 
-// Targets (the catalog issue): growth small → large catalog; a page's cost in single GETs measured the same way;
-// the crawl's seconds by database (a figure, not a timed test).
+// Targets (the catalog issue, and the frontend registry's): growth small → large catalog; a page's cost in another
+// route's requests measured the same way (`per`: single GETs, or the plain first page); the crawl's seconds by
+// database (a figure, not a timed test).
 const MAX_GROWTH = 1.5;
 const PAGE_COSTS = [
-  { mode: 'uncached', route: 'firstPage', most: 15 },
-  { mode: 'uncached', route: 'page1000', most: 100 },
-  { mode: 'cached', route: 'firstPage', most: 2 },
+  { mode: 'uncached', route: 'firstPage', per: 'node', most: 15 },
+  { mode: 'uncached', route: 'page1000', per: 'node', most: 100 },
+  { mode: 'cached', route: 'firstPage', per: 'node', most: 2 },
+  { mode: 'cached', route: 'compatPage', per: 'firstPage', most: 2 },
+  { mode: 'uncached', route: 'compatPage', per: 'firstPage', most: 2 },
 ];
+const COST_UNITS = { node: 'single GETs', firstPage: 'first pages' };
 const CRAWL_SECONDS = { sqlite: 3, postgres: 5 };
 
 const WORDS = (
@@ -87,7 +111,7 @@ const LICENSES = ['MIT', 'Apache-2.0', 'GPL-3.0', 'AGPL-3.0', 'BSD-3-Clause', nu
 const DEPENDENCIES = ['numpy', 'torch>=2.1', 'opencv-python', 'pillow', 'transformers>=4.40', 'onnxruntime', 'scipy', 'einops'];
 
 for (const word of [...WORDS, ...FIRST_NAMES, ...LAST_NAMES]) {
-  if (word.includes(COMMON_TERM) || word.includes(RARE_TERM) || word.includes(String(PHRASE_NUMBER))) throw new Error(`word list: '${word}' contains a search term`);
+  if ([COMMON_TERM, RARE_TERM, TYPO_TERM, String(PHRASE_NUMBER)].some((term) => word.includes(term))) throw new Error(`word list: '${word}' contains a search term`);
 }
 
 /** A small deterministic PRNG (mulberry32), so every run seeds the same catalog. */
@@ -104,13 +128,19 @@ function prng(seed) {
 
 const capitalize = (word) => word[0].toUpperCase() + word.slice(1);
 const json = (value) => JSON.stringify(value);
+/** A node class of a node, by its id: `ComfyUI-LatentMask-3` → `ComfyUILatentMask3Node1`. */
+const classOf = (nodeId, k) => `${nodeId.split(/[^A-Za-z0-9]+/).map(capitalize).join('')}Node${k}`;
+/** Whether the v-th version of a node (supporting `os`) fits the compatible page's app version and form factor. */
+const fitsCompat = (v, os) => v * APP_PATCH_STEP <= COMPAT.appPatch && (os.length === 0 || os.includes(COMPAT.os));
 
 /** SQLite datetime as TypeORM stores it: 'YYYY-MM-DD HH:MM:SS.SSS', UTC. */
 const sqliteDate = (date) => date.toISOString().replace('T', ' ').replace('Z', '');
 
 /**
- * N nodes with 1–3 versions each (the highest active, with the archive), as column → value rows in the
- * service's column names. Dates are Date and booleans boolean here; each driver's writer converts them.
+ * N nodes with 1–3 versions each (all active, with the archive; each with its app-version range and OS list), and
+ * CLASSES_PER_NODE node classes for each node's latest version, as column → value rows in the service's column
+ * names; `compatible`: the version the compatible page should show for each node, and whether it is an older one. Dates are Date and booleans
+ * boolean here; each driver's writer converts them.
  */
 function buildCatalog(n, { sha256, userId }) {
   const random = prng(20261126);
@@ -135,6 +165,8 @@ function buildCatalog(n, { sha256, userId }) {
   const member = { id: randomUUID(), publisher_id: PUBLISHER, user_id: userId, role: 'owner', created_at: user.created_at };
   const nodes = [];
   const versions = [];
+  const comfyNodes = [];
+  const compatible = new Map();
   const expected = { active: 0, common: 0, rare: 0, phrase: 0 };
   for (let i = 0; i < n; i += 1) {
     const rareSlot = rare.get(i);
@@ -154,35 +186,52 @@ function buildCatalog(n, { sha256, userId }) {
     const handle = author.toLowerCase().replace(/ /g, '');
     const createdAt = new Date(now - yearMs - Math.floor(random() * yearMs));
     const updatedAt = new Date(createdAt.getTime() + Math.floor(random() * 30 * 24 * 3600 * 1000));
-    const supportedOs = random() < 0.3 ? json(['linux', 'windows', 'macos']) : '[]';
+    const osShift = Math.floor(random() * VERSION_OS.length);
+    const osOf = (v) => VERSION_OS[(osShift + v) % VERSION_OS.length];
     const accelerators = random() < 0.2 ? json(['cuda']) : '[]';
     const tagCount = Math.floor(random() * 4);
     const versionCount = 1 + (i % 3);
-    let latestId;
+    const latestVersion = versionCount - 1;
+    const latestId = randomUUID();
     for (let v = 0; v < versionCount; v += 1) {
-      const latest = v === versionCount - 1;
-      const versionId = randomUUID();
-      if (latest) latestId = versionId;
       versions.push({
-        id: versionId,
+        id: v === latestVersion ? latestId : randomUUID(),
         node_id: id,
         version: `1.${v}.${i % 7}`,
         changelog: `${capitalize(words(1)[0])} ${words(6).join(' ')}.`,
         dependencies: json(DEPENDENCIES.slice(i % 5, (i % 5) + (i % 4))),
         deprecated: false,
-        // The active version to install carries the archive; older ones were published without one.
-        download_url: latest ? `${SEED_BASE_URL}/archives/${sha256}.zip` : null,
-        archive_sha256: latest ? sha256 : null,
+        // Every version is installable: the compatible page may show an older one.
+        download_url: `${SEED_BASE_URL}/archives/${sha256}.zip`,
+        archive_sha256: sha256,
         status: 'NodeVersionStatusActive',
         status_reason: null,
-        app_node_extract_status: null,
-        supported_os: supportedOs,
+        app_node_extract_status: v === latestVersion ? 'success' : null,
+        supported_os: json(osOf(v)),
         supported_accelerators: accelerators,
-        supported_app_version: i % 4 === 0 ? '>=0.3.0' : null,
+        supported_app_version: `>=0.3.${v * APP_PATCH_STEP}`,
         supported_app_frontend_version: null,
         tags: '[]',
         tags_admin: '[]',
         created_at: new Date(createdAt.getTime() + v * 3600 * 1000),
+      });
+    }
+    const fitting = Array.from({ length: versionCount }, (_, v) => v).filter((v) => fitsCompat(v, osOf(v)));
+    const chosen = fitting.length > 0 ? Math.max(...fitting) : latestVersion;
+    compatible.set(id, { version: `1.${chosen}.${i % 7}`, older: chosen !== latestVersion });
+    for (let k = 1; k <= CLASSES_PER_NODE; k += 1) {
+      comfyNodes.push({
+        node_version_id: latestId,
+        name: classOf(id, k),
+        category: `bench/${w1}`,
+        description: `${capitalize(w1)} ${w2} ${k}`,
+        function: 'run',
+        input_types: json({ required: { image: ['IMAGE'] } }),
+        return_types: json(['IMAGE']),
+        return_names: json(['image']),
+        output_is_list: json([false]),
+        deprecated: false,
+        experimental: false,
       });
     }
     nodes.push({
@@ -199,9 +248,9 @@ function buildCatalog(n, { sha256, userId }) {
       repository: `https://github.com/${handle}/${id}`,
       tags: json(TAGS.slice(i % TAGS.length, (i % TAGS.length) + tagCount)),
       tags_admin: '[]',
-      supported_os: supportedOs,
+      supported_os: json(osOf(latestVersion)),
       supported_accelerators: accelerators,
-      supported_app_version: i % 4 === 0 ? '>=0.3.0' : null,
+      supported_app_version: `>=0.3.${latestVersion * APP_PATCH_STEP}`,
       supported_app_frontend_version: null,
       preempted_app_node_names: '[]',
       translations: null,
@@ -222,7 +271,7 @@ function buildCatalog(n, { sha256, userId }) {
       if (inPhrase) expected.phrase += 1;
     }
   }
-  return { user, publisher, member, nodes, versions, expected };
+  return { user, publisher, member, nodes, versions, comfyNodes, compatible, expected };
 }
 
 /** Column lists with their PostgreSQL array types (for unnest). */
@@ -289,12 +338,34 @@ const COLUMNS = {
     tags_admin: 'text',
     created_at: 'timestamptz',
   },
+  comfy_nodes: {
+    node_version_id: 'text',
+    name: 'text',
+    category: 'text',
+    description: 'text',
+    function: 'text',
+    input_types: 'text',
+    return_types: 'text',
+    return_names: 'text',
+    output_is_list: 'text',
+    deprecated: 'boolean',
+    experimental: 'boolean',
+  },
 };
 /** Parents first, so every foreign key holds as rows go in. */
-const TABLE_ORDER = ['users', 'publishers', 'publisher_members', 'nodes', 'node_versions'];
+const TABLE_ORDER = ['users', 'publishers', 'publisher_members', 'nodes', 'node_versions', 'comfy_nodes'];
 
+/** Each table's rows, without the tables that get none (a build without node classes has no `comfy_nodes`). */
 function tableRows(catalog) {
-  return { users: [catalog.user], publishers: [catalog.publisher], publisher_members: [catalog.member], nodes: catalog.nodes, node_versions: catalog.versions };
+  const rows = {
+    users: [catalog.user],
+    publishers: [catalog.publisher],
+    publisher_members: [catalog.member],
+    nodes: catalog.nodes,
+    node_versions: catalog.versions,
+    comfy_nodes: catalog.comfyNodes ?? [],
+  };
+  return TABLE_ORDER.filter((table) => rows[table].length > 0).map((table) => [table, rows[table]]);
 }
 
 /** One transaction, one prepared INSERT per table, values as TypeORM writes them on SQLite. */
@@ -302,13 +373,12 @@ function seedSqlite(path, catalog) {
   const db = new Database(path);
   try {
     db.pragma('foreign_keys = ON');
-    const rows = tableRows(catalog);
     const toSqlite = (value) => (value instanceof Date ? sqliteDate(value) : typeof value === 'boolean' ? (value ? 1 : 0) : value);
     db.transaction(() => {
-      for (const table of TABLE_ORDER) {
+      for (const [table, rows] of tableRows(catalog)) {
         const columns = Object.keys(COLUMNS[table]);
         const insert = db.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-        for (const row of rows[table]) insert.run(columns.map((column) => toSqlite(row[column])));
+        for (const row of rows) insert.run(columns.map((column) => toSqlite(row[column])));
       }
     })();
     db.pragma('wal_checkpoint(TRUNCATE)');
@@ -326,14 +396,13 @@ async function seedPostgres(databaseUrl, catalog) {
   await client.connect();
   try {
     await client.query('BEGIN');
-    const rows = tableRows(catalog);
-    for (const table of TABLE_ORDER) {
+    for (const [table, rows] of tableRows(catalog)) {
       const columns = Object.entries(COLUMNS[table]);
       const sql =
         `INSERT INTO "${table}" (${columns.map(([c]) => `"${c}"`).join(', ')}) ` +
         `SELECT * FROM unnest(${columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`;
-      for (let start = 0; start < rows[table].length; start += 5000) {
-        const batch = rows[table].slice(start, start + 5000);
+      for (let start = 0; start < rows.length; start += 5000) {
+        const batch = rows.slice(start, start + 5000);
         await client.query(
           sql,
           columns.map(([column]) => batch.map((row) => (row[column] instanceof Date ? row[column].toISOString() : row[column]))),
@@ -350,7 +419,10 @@ async function seedPostgres(databaseUrl, catalog) {
   }
 }
 
-/** Triggers and full-text/trigram structures the migrations created: what bulk INSERTs must keep in step. */
+/**
+ * Triggers and full-text/trigram structures the migrations created: what bulk INSERTs must keep in step; and whether
+ * they created `comfy_nodes` (the frontend's registry, CONTRACT §9: its routes are measured only then).
+ */
 async function describeSchema(database) {
   if (database.kind === 'sqlite') {
     const db = new Database(database.path, { readonly: true });
@@ -360,7 +432,8 @@ async function describeSchema(database) {
         .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name`)
         .all()
         .map((row) => row.name);
-      return { triggers, searchStructures };
+      const comfyNodes = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'comfy_nodes'`).get() !== undefined;
+      return { triggers, searchStructures, comfyNodes };
     } finally {
       db.close();
     }
@@ -374,7 +447,8 @@ async function describeSchema(database) {
     const searchStructures = (
       await client.query(`SELECT indexname AS name FROM pg_indexes WHERE schemaname = 'public' AND indexdef ~* '(gin|gist)' ORDER BY indexname`)
     ).rows.map((row) => row.name);
-    return { triggers, searchStructures };
+    const comfyNodes = (await client.query(`SELECT to_regclass('public.comfy_nodes') IS NOT NULL AS present`)).rows[0].present;
+    return { triggers, searchStructures, comfyNodes };
   } finally {
     await client.end();
   }
@@ -523,14 +597,36 @@ async function prepare(database, build, n, archive) {
   const schemaMs = Date.now() - schemaStarted;
   const schema = await describeSchema(database);
   const seedStarted = process.hrtime.bigint();
-  if (database.kind === 'sqlite') seedSqlite(database.path, catalog);
-  else await seedPostgres(database.url, catalog);
+  const seeded = schema.comfyNodes ? catalog : { ...catalog, comfyNodes: [] };
+  if (database.kind === 'sqlite') seedSqlite(database.path, seeded);
+  else await seedPostgres(database.url, seeded);
   const seedMs = Math.round(Number(process.hrtime.bigint() - seedStarted) / 1e6);
-  const seed = { nodes: n, versions: catalog.versions.length, activeNodes: catalog.expected.active, schemaMs, seedMs };
-  console.log(`catalog: ${database.kind} ${build.label} ${n} nodes: schema by its migrations in ${schemaMs} ms, ${n} nodes + ${catalog.versions.length} versions inserted in ${seedMs} ms`);
+  const seed = { nodes: n, versions: catalog.versions.length, comfyNodes: seeded.comfyNodes.length, activeNodes: catalog.expected.active, schemaMs, seedMs };
+  console.log(
+    `catalog: ${database.kind} ${build.label} ${n} nodes: schema by its migrations in ${schemaMs} ms, ${n} nodes + ${seed.versions} versions + ${seed.comfyNodes} node classes inserted in ${seedMs} ms`,
+  );
   await settleWrites(database);
   const { token } = cliOf(build.root, database.url, 'token', 'create', '--user', userId);
   return { database, build, n, catalog, token, schema, seed };
+}
+
+/**
+ * What the frontend's routes answer as seeded (before anything is cached): the rare term's and the typo's totals,
+ * the versions chosen on the compatible first page, and the node providing the sample's first class.
+ */
+async function frontendChecks(base, catalog, active, sample, paths) {
+  const compatPage = (await getJson(`${base}${paths.compatPage()}`)).json.nodes;
+  const provider = (await getJson(`${base}${paths.comfyNode(0, 'cached')}`)).json.id;
+  return {
+    nodeSearch: (await getJson(`${base}${paths.nodeSearch()}`)).json.total,
+    expectedNodeSearch: catalog.expected.rare,
+    typo: (await getJson(`${base}${paths.nodeSearchTypo()}`)).json.total,
+    expectedTypo: active.filter((node) => node.id.startsWith(`${RARE_TERM}-`)).length,
+    compatPage: compatPage.length,
+    compatChosen: compatPage.filter((node) => node.latest_version?.version === catalog.compatible.get(node.id).version).length,
+    compatOlder: compatPage.filter((node) => catalog.compatible.get(node.id).older).length,
+    classProvider: provider === sample[0],
+  };
 }
 
 /**
@@ -538,13 +634,13 @@ async function prepare(database, build, n, archive) {
  * description of a node no measured request reads, by its owner) that empties the read cache.
  */
 async function serve(prepared, archive) {
-  const { database, build, n, catalog, token } = prepared;
+  const { database, build, n, catalog, token, schema } = prepared;
   const service = await startService(database.url, undefined, { STORAGE_DIR: archive.dir }, build.root);
   const base = service.url;
   const active = catalog.nodes.filter((node) => node.status === 'NodeStatusActive');
   const step = Math.max(1, Math.floor(active.length / SAMPLE_NODES));
   const sample = Array.from({ length: Math.min(SAMPLE_NODES, active.length) }, (_, k) => active[k * step].id);
-  const searched = (node) => [COMMON_TERM, RARE_TERM, RARE_PHRASE].some((term) => `${node.id} ${node.name} ${node.description} ${node.author}`.toLowerCase().includes(term));
+  const searched = (node) => [COMMON_TERM, RARE_TERM, RARE_PHRASE, TYPO_TERM].some((term) => `${node.id} ${node.name} ${node.description} ${node.author}`.toLowerCase().includes(term));
   const scratch = active.findLast((node) => !searched(node) && !sample.includes(node.id));
   const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
   let writes = 0;
@@ -553,47 +649,61 @@ async function serve(prepared, archive) {
     await send('PUT', `${base}/publishers/${PUBLISHER}/nodes/${scratch.id}`, auth, JSON.stringify({ description: `${scratch.description} Edited ${writes % 2}.` }));
   };
 
+  const failing = (promise) =>
+    promise.catch(async (error) => {
+      await stopService(service);
+      throw error;
+    });
   // Totals as seeded, read before anything is cached.
   const totalOf = async (path) => (await getJson(`${base}${path}`)).json.total;
-  const search = (term) => `/nodes?search=${encodeURIComponent(term)}&limit=${PAGE}`;
-  const checks = await (async () => ({
-    listed: await totalOf(`/nodes?page=1&limit=${PAGE}`),
-    expectedListed: catalog.expected.active,
-    common: await totalOf(search(COMMON_TERM)),
-    expectedCommon: catalog.expected.common,
-    rare: await totalOf(search(RARE_TERM)),
-    expectedRare: catalog.expected.rare,
-    phrase: await totalOf(search(RARE_PHRASE)),
-    expectedPhrase: catalog.expected.phrase,
-  }))().catch(async (error) => {
-    await stopService(service);
-    throw error;
-  });
+  const search = (term, route = '/nodes') => `${route}?search=${encodeURIComponent(term)}&limit=${PAGE}`;
+  const checks = await failing(
+    (async () => ({
+      listed: await totalOf(`/nodes?page=1&limit=${PAGE}`),
+      expectedListed: catalog.expected.active,
+      common: await totalOf(search(COMMON_TERM)),
+      expectedCommon: catalog.expected.common,
+      rare: await totalOf(search(RARE_TERM)),
+      expectedRare: catalog.expected.rare,
+      phrase: await totalOf(search(RARE_PHRASE)),
+      expectedPhrase: catalog.expected.phrase,
+    }))(),
+  );
   // The last full page: the catalog's very last page is short, and comparing it with full pages misleads.
   const lastPage = Math.max(1, Math.floor(checks.listed / PAGE));
+  // Cached: the same node (its server TTL is 1 s) or class again; uncached: the sample in turn, a class of each node.
+  const sampled = (i, mode) => (mode === 'cached' ? 0 : i % sample.length);
+  const classes = sample.map((id, k) => classOf(id, 1 + (k % CLASSES_PER_NODE)));
   const paths = {
     firstPage: () => `/nodes?page=1&limit=${PAGE}`,
     lastPage: () => `/nodes?page=${lastPage}&limit=${PAGE}`,
-    // Cached: the same node again (its server TTL is 1 s); uncached: the sample in turn.
-    node: (i, mode) => `/nodes/${sample[mode === 'cached' ? 0 : i % sample.length]}`,
+    node: (i, mode) => `/nodes/${sample[sampled(i, mode)]}`,
     searchCommon: () => search(COMMON_TERM),
     searchRare: () => search(RARE_TERM),
     searchPhrase: () => search(RARE_PHRASE),
     page1000: () => `/nodes?page=1&limit=${BIG_PAGE}`,
+    ...(schema.comfyNodes && {
+      compatPage: () => `/nodes?page=1&limit=${PAGE}&comfyui_version=0.3.${COMPAT.appPatch}&form_factor=${COMPAT.formFactor}`,
+      comfyNode: (i, mode) => `/comfy-nodes/${classes[sampled(i, mode)]}/node`,
+      nodeSearch: () => search(RARE_TERM, '/nodes/search'),
+      nodeSearchTypo: () => search(TYPO_TERM, '/nodes/search'),
+    }),
   };
+  if (schema.comfyNodes) checks.frontend = await failing(frontendChecks(base, catalog, active, sample, paths));
   return { key: `${build.label} ${n}`, build: build.label, n, kind: database.kind, service, base, paths, write, checks, coldStartMs: service.coldStartMs };
 }
 
 /**
  * Every route of every service, one request at a time: round after round, each route requested of each service
  * in turn (before and after, small and large catalog), so the figures a target compares come from the same
- * minutes. `uncached`: each measured request right after a write to the same service (not timed).
+ * minutes. `uncached`: each measured request right after a write to the same service (not timed). A service
+ * is asked only for the routes its build has (`paths`).
  */
 async function measureInTurn(services, mode, plan) {
-  const samples = new Map(services.map((service) => [service, Object.fromEntries(Object.keys(ROUTES).map((route) => [route, []]))]));
+  const samples = new Map(services.map((service) => [service, Object.fromEntries(Object.keys(service.paths).map((route) => [route, []]))]));
   const oneRound = async (i, keep) => {
     for (const route of Object.keys(ROUTES)) {
-      for (const service of services) {
+      for (const service of services.filter((s) => s.paths[route])) {
         if (mode === 'uncached') await service.write();
         const url = `${service.base}${service.paths[route](i, mode)}`;
         const reply = expectStatus(await get(url), url, [200]);
@@ -629,8 +739,11 @@ async function crawl(service) {
 
 // ----------------------------------------------------------------------------------------------- figures, targets
 
-/** A page's p50 in single GETs' p50 (the same mode, the same service, the same rounds). */
-const inSingleGets = (routes, route) => round(routes[route].p50Ms / routes.node.p50Ms);
+/** A page's p50 in another route's p50 (`per`: single GETs, the first page; the same mode, service and rounds). */
+const costIn = (routes, route, per) => (routes[route] ? round(routes[route].p50Ms / routes[per].p50Ms) : undefined);
+
+/** The PAGE_COSTS its build has routes for. */
+const costsOf = (routes) => PAGE_COSTS.filter(({ mode, route }) => routes[mode][route]);
 
 /** Every target of the catalog issue, met or not, for one database and build. */
 function targetsOf(kind, build, runs, growth) {
@@ -639,18 +752,26 @@ function targetsOf(kind, build, runs, growth) {
   const sizes = Object.keys(runs).map(Number);
   const [small, large] = [Math.min(...sizes), Math.max(...sizes)];
   for (const mode of MODES) {
-    for (const route of GROWTH_ROUTES) {
+    for (const route of GROWTH_ROUTES.filter((r) => growth[mode][r] !== undefined)) {
       const g = growth[mode][route];
       add(`${mode} ${ROUTES[route]}: growth ${small}→${large} ≤ ${MAX_GROWTH} (in turn)`, g, g <= MAX_GROWTH);
     }
   }
   for (const n of sizes) {
     const { routes, crawl: c, checks } = runs[n];
-    for (const { mode, route, most } of PAGE_COSTS) {
-      const cost = inSingleGets(routes[mode], route);
-      add(`${mode} ${ROUTES[route]} ≤ ${most} ${mode} single GETs (at ${n})`, cost, cost <= most);
+    for (const { mode, route, per, most } of costsOf(routes)) {
+      const cost = costIn(routes[mode], route, per);
+      add(`${mode} ${ROUTES[route]} ≤ ${most} ${mode} ${COST_UNITS[per]} (at ${n})`, cost, cost <= most);
     }
     add(`search and listing totals as seeded (at ${n})`, `listed ${checks.listed}/${checks.expectedListed}, common ${checks.common}/${checks.expectedCommon}, rare ${checks.rare}/${checks.expectedRare}, phrase ${checks.phrase}/${checks.expectedPhrase}`, checks.listed === checks.expectedListed && checks.common === checks.expectedCommon && checks.rare === checks.expectedRare && checks.phrase === checks.expectedPhrase);
+    const f = checks.frontend;
+    if (f) {
+      add(
+        `frontend reads as seeded (at ${n})`,
+        `/nodes/search rare ${f.nodeSearch}/${f.expectedNodeSearch}, typo ${f.typo}/${f.expectedTypo}; compatible versions ${f.compatChosen}/${f.compatPage} as seeded (${f.compatOlder} older than the latest); class → its node ${f.classProvider}`,
+        f.nodeSearch === f.expectedNodeSearch && f.typo === f.expectedTypo && f.compatChosen === f.compatPage && f.compatOlder > 0 && f.classProvider,
+      );
+    }
     add(`crawl lists every node once (at ${n})`, `${c.distinctNodes} distinct of ${c.nodes} fetched, ${c.listed} listed`, c.distinctNodes === c.listed && c.nodes === c.listed);
   }
   const c = runs[large].crawl;
@@ -664,11 +785,11 @@ function printTable(kind, perBuild, sizes) {
   const lines = [];
   for (const route of Object.keys(ROUTES)) {
     for (const mode of MODES) {
-      lines.push([ROUTES[route], mode, ...sizes.flatMap((n) => labels.map((b) => perBuild[b].runs[n].routes[mode][route].p50Ms)), ...labels.map((b) => perBuild[b].growth[mode][route])]);
+      lines.push([ROUTES[route], mode, ...sizes.flatMap((n) => labels.map((b) => perBuild[b].runs[n].routes[mode][route]?.p50Ms)), ...labels.map((b) => perBuild[b].growth[mode][route])]);
     }
   }
-  for (const { mode, route } of PAGE_COSTS) {
-    lines.push([`${ROUTES[route]} in single GETs`, mode, ...sizes.flatMap((n) => labels.map((b) => inSingleGets(perBuild[b].runs[n].routes[mode], route))), ...labels.map(() => '')]);
+  for (const { mode, route, per } of PAGE_COSTS) {
+    lines.push([`${ROUTES[route]} in ${COST_UNITS[per]}`, mode, ...sizes.flatMap((n) => labels.map((b) => costIn(perBuild[b].runs[n].routes[mode], route, per))), ...labels.map(() => '')]);
   }
   lines.push([`crawl at ${PAGE} a page, s`, 'after write', ...sizes.flatMap((n) => labels.map((b) => perBuild[b].runs[n].crawl.seconds)), ...labels.map(() => '')]);
   const cells = lines.map((line) => line.map((cell) => String(cell ?? '—')));
@@ -678,7 +799,7 @@ function printTable(kind, perBuild, sizes) {
   for (const b of labels) {
     for (const n of sizes) {
       const { seed, crawl: c } = perBuild[b].runs[n];
-      console.log(`  ${b} ${n} nodes: seeded in ${seed.seedMs} ms (${seed.versions} versions; schema ${seed.schemaMs} ms); crawl ${c.seconds} s in ${c.pages} pages (${c.serviceSeconds} s to the pages' last bytes)`);
+      console.log(`  ${b} ${n} nodes: seeded in ${seed.seedMs} ms (${seed.versions} versions, ${seed.comfyNodes} node classes; schema ${seed.schemaMs} ms); crawl ${c.seconds} s in ${c.pages} pages (${c.serviceSeconds} s to the pages' last bytes)`);
     }
   }
 }
@@ -715,7 +836,8 @@ async function benchDatabase(db, buildList, sizes, plan, archive) {
     }
     const [small, large] = [sizes[0], sizes[sizes.length - 1]];
     for (const [label, entry] of Object.entries(perBuild)) {
-      const growthOf = (mode, route) => round(entry.runs[large].routes[mode][route].p50Ms / entry.runs[small].routes[mode][route].p50Ms);
+      const p50 = (n, mode, route) => entry.runs[n].routes[mode][route]?.p50Ms;
+      const growthOf = (mode, route) => (p50(small, mode, route) === undefined ? undefined : round(p50(large, mode, route) / p50(small, mode, route)));
       entry.growth = Object.fromEntries(MODES.map((mode) => [mode, Object.fromEntries(Object.keys(ROUTES).map((route) => [route, growthOf(mode, route)]))]));
       entry.targets = targetsOf(db.kind, label, entry.runs, entry.growth);
     }
@@ -748,7 +870,8 @@ async function runCatalog({ smoke }) {
     sizes,
     pageSize: PAGE,
     bigPageSize: BIG_PAGE,
-    terms: { common: { term: COMMON_TERM, fraction: 1 / COMMON_EVERY }, rare: { term: RARE_TERM, nodes: RARE_COUNT }, phrase: { term: RARE_PHRASE, nodes: RARE_COUNT } },
+    terms: { common: { term: COMMON_TERM, fraction: 1 / COMMON_EVERY }, rare: { term: RARE_TERM, nodes: RARE_COUNT }, phrase: { term: RARE_PHRASE, nodes: RARE_COUNT }, typo: { term: TYPO_TERM } },
+    compatible: { comfyui_version: `0.3.${COMPAT.appPatch}`, form_factor: COMPAT.formFactor },
     requestsPerFigure: plan,
     databases: {},
     targets: [],

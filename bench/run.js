@@ -11,7 +11,8 @@
 //     (bench/calibration-server.js).
 //   - the catalog (bench/catalog.js): reads of GET /nodes and /nodes/{id} at two catalog sizes, seeded in bulk.
 //   - body attacks (bench/body-attacks.js): what refusing hostile JSON bodies costs, and /health/ready meanwhile.
-// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog (or attacks) runs
+//   - node-class extraction (bench/extraction.js): a 5 MiB pack's extraction, and whether it delays its upload's reply.
+// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog (or attacks, extraction) runs
 // that section alone; --only registry runs the registry routes against the baseline alone (no video, bursts or
 // calibration).
 const autocannon = require('autocannon');
@@ -21,11 +22,12 @@ const { tmpdir, cpus } = require('node:os');
 const { join } = require('node:path');
 const { runBodyAttacks } = require('./body-attacks');
 const { runCatalog } = require('./catalog');
+const { runExtraction } = require('./extraction');
 const { ROOT, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
 
 const SMOKE = process.argv.includes('--smoke');
-// `--only catalog` (or attacks) runs that section alone, and keeps the other sections' figures already in the results file.
-const SECTIONS = ['catalog', 'attacks', 'registry'];
+// `--only catalog` (or attacks, extraction) runs that section alone, and keeps the other sections' figures already in the results file.
+const SECTIONS = ['catalog', 'attacks', 'extraction', 'registry'];
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 if (ONLY !== undefined && !SECTIONS.includes(ONLY)) {
   console.error(`--only takes one of: ${SECTIONS.join(', ')}`);
@@ -447,6 +449,7 @@ async function main() {
     results.bodyAttacks = await section('body attacks', () => runBodyAttacks({ smoke: SMOKE }));
     if (results.bodyAttacks.unexpectedStatuses?.length > 0) process.exitCode = 1;
   }
+  if (ONLY === undefined || ONLY === 'extraction') results.extraction = await section('extraction', () => runExtraction({ smoke: SMOKE }));
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${RESULTS}`);
 }
