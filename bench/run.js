@@ -12,7 +12,8 @@
 //   - the catalog (bench/catalog.js): reads of GET /nodes and /nodes/{id} at two catalog sizes, seeded in bulk.
 //   - body attacks (bench/body-attacks.js): what refusing hostile JSON bodies costs, and /health/ready meanwhile.
 //   - node-class extraction (bench/extraction.js): a 5 MiB pack's extraction, and whether it delays its upload's reply.
-// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog (or attacks, extraction) runs
+//   - archive checks (bench/archive-checks.js): a 100 MiB pack's checks (memory, other requests' latency) and zip bombs.
+// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog (or attacks, extraction, checks) runs
 // that section alone; --only registry runs the registry routes against the baseline alone (no video, bursts or
 // calibration).
 const autocannon = require('autocannon');
@@ -23,11 +24,12 @@ const { join } = require('node:path');
 const { runBodyAttacks } = require('./body-attacks');
 const { runCatalog } = require('./catalog');
 const { runExtraction } = require('./extraction');
+const { runArchiveChecks } = require('./archive-checks');
 const { ROOT, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
 
 const SMOKE = process.argv.includes('--smoke');
-// `--only catalog` (or attacks, extraction) runs that section alone, and keeps the other sections' figures already in the results file.
-const SECTIONS = ['catalog', 'attacks', 'extraction', 'registry'];
+// `--only catalog` (or attacks, extraction, checks) runs that section alone, and keeps the other sections' figures already in the results file.
+const SECTIONS = ['catalog', 'attacks', 'extraction', 'checks', 'registry'];
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 if (ONLY !== undefined && !SECTIONS.includes(ONLY)) {
   console.error(`--only takes one of: ${SECTIONS.join(', ')}`);
@@ -450,6 +452,7 @@ async function main() {
     if (results.bodyAttacks.unexpectedStatuses?.length > 0) process.exitCode = 1;
   }
   if (ONLY === undefined || ONLY === 'extraction') results.extraction = await section('extraction', () => runExtraction({ smoke: SMOKE }));
+  if (ONLY === undefined || ONLY === 'checks') results.archiveChecks = await section('archive checks', () => runArchiveChecks({ smoke: SMOKE }));
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${RESULTS}`);
 }

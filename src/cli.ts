@@ -10,7 +10,7 @@ import { RedisModule } from './common/redis/redis.module';
 import { appConfig, AppConfig, ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DEMO_PACKS, DEMO_PUBLISHER, demoArchive } from './demo/demo-packs';
-import { NodeClassExtraction } from './nodes/comfy-nodes/node-class-extraction';
+import { ArchiveReview } from './nodes/review/archive-review';
 import { NodesModule } from './nodes/nodes.module';
 import { NodePublishingService } from './nodes/node-publishing.service';
 import { NodesService } from './nodes/nodes.service';
@@ -73,7 +73,7 @@ async function seedDemo(
   publishers: PublishersService,
   nodes: NodesService,
   publishing: NodePublishingService,
-  extraction: NodeClassExtraction,
+  review: ArchiveReview,
   port: number,
 ) {
   const email = 'demo@example.com';
@@ -97,8 +97,8 @@ async function seedDemo(
       await publishing.addArchive(demo, DEMO_PUBLISHER.id, pack.node.id, version.version, demoArchive(pack, version.version), base);
     }
   }
-  // The archives' node classes are extracted in the background: wait, so that the lookups below answer at once.
-  await extraction.idle();
+  // The archives are reviewed in the background (checks, node classes): wait, so that the routes below show the outcome at once.
+  await review.idle();
   const auth = `-H "Authorization: Bearer ${token}"`;
   return {
     token,
@@ -119,6 +119,7 @@ async function seedDemo(
       `curl -X POST ${base}/bulk/nodes/versions -H "Content-Type: application/json" -d '{"node_versions":[{"node_id":"demo-upscaler","version":"1.9.0"}]}'`,
       `curl ${base}/nodes/demo-upscaler/versions/1.10.0/comfy-nodes`,
       `curl ${base}/comfy-nodes/DemoDepthEstimate/node`,
+      `curl ${base}/publishers/demo-publisher/nodes/demo-remote-loader/versions/0.1.0/review ${auth}`,
     ],
   };
 }
@@ -169,7 +170,7 @@ async function run(argv: string[]): Promise<object> {
           app.get(PublishersService),
           app.get(NodesService),
           app.get(NodePublishingService),
-          app.get(NodeClassExtraction),
+          app.get(ArchiveReview),
           port,
         );
       }

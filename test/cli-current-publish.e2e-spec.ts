@@ -1,4 +1,5 @@
 import { AddressInfo } from 'node:net';
+import { reviewed } from './support/archive-uploads';
 import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
 import { PublishRequest, publishWithCli } from './support/registry-clients';
@@ -78,10 +79,16 @@ describe('Publishing with the CLI’s current body: its field names, empty value
     const { publish: reply, upload } = await publish(cliRequest('1.0.0', CLASSIFIED, 'https://example.com/banner.png'));
     expect(reply.status).toBe(201);
     expect(reply.body.node_version).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusPending', dependencies: ['numpy'], ...STORED });
-    expect(upload).toEqual({ status: 200, body: expect.objectContaining({ version: '1.0.0', status: 'NodeVersionStatusActive', ...STORED }) });
+    // Stored, and pending until the archive's review (docs/api-rules.md §10); then active.
+    expect(upload).toEqual({
+      status: 200,
+      body: expect.objectContaining({ version: '1.0.0', status: 'NodeVersionStatusPending', status_reason: 'its archive is being checked', ...STORED }),
+    });
+    expect((await reviewed(t, { nodeId, owner: f.owner }, '1.0.0')).status).toBe('NodeVersionStatusActive');
 
     const node = await getNode();
     expect(node).toMatchObject({ id: nodeId, name: 'CLI Node', license: '{"text": "MIT"}', banner_url: 'https://example.com/banner.png', ...STORED });
+    expect(node.latest_version).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive', ...STORED });
     // The CLI's "" for the description, icon and repository: no value.
     for (const unset of ['description', 'icon', 'repository']) expect(node).not.toHaveProperty(unset);
     const version = (await getVersion('1.0.0').expect(200)).body as Record<string, unknown>;

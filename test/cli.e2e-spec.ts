@@ -109,7 +109,16 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
       expect(ids(await t.http.get(`/nodes?supported_os=macos&${demoIds}`).expect(200))).toEqual(['demo-depth-maps', 'demo-metal-blur']);
       expect(ids(await t.http.get(`/nodes?supported_os=macos&supported_accelerator=metal&${demoIds}`).expect(200))).toEqual(['demo-metal-blur']);
       expect((await t.http.get('/nodes/search?search=upscalr').expect(200)).body.nodes.map((n: { id: string }) => n.id)).toContain('demo-upscaler');
-      expect((await t.http.get('/publishers/demo-publisher/nodes').expect(200)).body).toHaveLength(3);
+      const packs = (await t.http.get('/publishers/demo-publisher/nodes').expect(200)).body as Array<{ id: string }>;
+      expect(packs.map((n) => n.id).sort()).toEqual(['demo-depth-maps', 'demo-metal-blur', 'demo-remote-loader', 'demo-upscaler']);
+      // The fourth pack runs base64-decoded code: right after the demo, its checks hold it for an admin (docs/api-rules.md §10).
+      const reviewUrl = '/publishers/demo-publisher/nodes/demo-remote-loader/versions/0.1.0/review';
+      expect(seeded.examples.join('\n')).toContain(reviewUrl);
+      const held = await t.http.get(reviewUrl).set(auth).expect(200);
+      expect(held.body).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: expect.stringContaining('obfuscated-exec') });
+      expect(held.body.findings.map((finding: { code: string; severity: string }) => [finding.code, finding.severity])).toEqual([['obfuscated-exec', 'review']]);
+      expect((await t.http.get('/nodes/demo-remote-loader/install').expect(404)).body.message).toContain('no installable version');
+      expect((await t.http.get('/nodes/demo-remote-loader/install?version=0.1.0').expect(404)).body.message).toContain('NodeVersionStatusFlagged');
       await t.http.put('/publishers/demo-publisher/nodes/demo-upscaler').set(auth).send({ description: 'edited' }).expect(200);
       await t.http.post('/nodes/demo-upscaler/reviews?star=5').set(auth).expect(200);
     } finally {

@@ -3,15 +3,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ComfyNodesService } from '../src/nodes/comfy-nodes/comfy-nodes.service';
 import { ComfyNodeExtractionFailureEntity } from '../src/nodes/comfy-nodes/entities/comfy-node-extraction-failure.entity';
 import { ComfyNodeEntity } from '../src/nodes/comfy-nodes/entities/comfy-node.entity';
-import { NodeClassExtraction } from '../src/nodes/comfy-nodes/node-class-extraction';
+import { ArchiveReview } from '../src/nodes/review/archive-review';
+import { VersionReviewService } from '../src/nodes/review/version-review.service';
 import { NodeVersionEntity } from '../src/nodes/entities/node-version.entity';
 import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
 import { publishWithCli } from './support/registry-clients';
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { reviewed, sleep, until, uploadArchive, versionOf } from './support/archive-uploads';
 import { TestApp, TestUser } from './support/test-app';
 import { makeZip } from './support/zip';
 
@@ -104,18 +105,6 @@ const packClasses = (p: string) => [
   { comfy_node_name: `${p}Subscript`, category: 'utils', function: 'run' },
 ];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** `read()` until `done` holds of its value, for at most 10 s; the last value read. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await sleep(50);
-  }
-}
-
 describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
   let t: TestApp;
   let baseUrl: string;
@@ -131,31 +120,12 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
 
   const classesUrl = (f: PublisherFixture, version: string) => `/nodes/${f.nodeId}/versions/${version}/comfy-nodes`;
   const providerUrl = (name: string) => `/comfy-nodes/${encodeURIComponent(name)}/node`;
-  const versionOf = async (f: PublisherFixture, version: string, app = t) =>
-    (await app.http.get(`/nodes/${f.nodeId}/versions/${version}`).set(f.owner.auth).expect(200)).body as Record<string, unknown>;
-  /** The version once its extraction is no longer pending (the token bypasses the read cache). */
-  const extracted = (f: PublisherFixture, version: string, app = t) =>
-    until(
-      () => versionOf(f, version, app),
-      (body) => body.app_node_extract_status !== 'pending',
-    );
   const classNames = async (f: PublisherFixture, version: string) =>
     (await t.http.get(`${classesUrl(f, version)}?limit=100`).set(f.owner.auth).expect(200)).body.comfy_nodes.map(
       (comfyNode: { comfy_node_name: string }) => comfyNode.comfy_node_name,
     );
   const failureReason = async (versionId: string) =>
     (await t.dataSource.getRepository(ComfyNodeExtractionFailureEntity).findOneBy({ nodeVersionId: versionId }))?.reason;
-
-  /** A member's archive upload (PUT …/versions/{v}/archive), replied to before extraction runs. */
-  async function uploadArchive(f: PublisherFixture, version: string, zip: Buffer) {
-    const res = await t.http
-      .put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/${version}/archive`)
-      .set(f.member.auth)
-      .set('Content-Type', 'application/zip')
-      .send(zip)
-      .expect(200);
-    return res.body as { id: string; downloadUrl: string };
-  }
 
   const report = (f: PublisherFixture, version: string, body: object, user: TestUser = f.member) =>
     t.http.post(classesUrl(f, version)).set(user.auth).send(body);
@@ -169,10 +139,12 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
       pack(p),
     );
     expect(published.upload?.status).toBe(200);
-    // The upload's reply does not wait for the extraction.
-    expect(published.upload?.body).toMatchObject({ status: 'NodeVersionStatusActive', app_node_extract_status: 'pending' });
+    // The upload's reply does not wait for the review (its checks and the extraction, docs/api-rules.md §10).
+    expect(published.upload?.body).toMatchObject({ status: 'NodeVersionStatusPending', status_reason: 'its archive is being checked', app_node_extract_status: 'pending' });
 
-    expect(await extracted(f, '1.0.0')).toMatchObject({ app_node_extract_status: 'success' });
+    const version = await reviewed(t, f, '1.0.0');
+    expect(version).toMatchObject({ status: 'NodeVersionStatusActive', app_node_extract_status: 'success' });
+    expect(version).not.toHaveProperty('status_reason');
     const all = await t.http.get(`${classesUrl(f, '1.0.0')}?limit=100`).expect(200);
     expect(all.body).toEqual({ comfy_nodes: packClasses(p), totalNumberOfPages: 1 });
     expectNoNulls(all.body);
@@ -218,12 +190,14 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
   it('an archive whose Python does not parse: the upload succeeds, the extraction fails with its reason, nothing else changes', async () => {
     const f = await createPublisherWithNode(t);
     await addVersions(t, f, '1.0.0');
-    const uploaded = await uploadArchive(f, '1.0.0', makeZip({ 'pack/__init__.py': 'NODE_CLASS_MAPPINGS = {"Broken": Broken\ndef (:\n' }));
-    const version = await extracted(f, '1.0.0');
+    const uploaded = await uploadArchive(t, f, '1.0.0', makeZip({ 'pack/__init__.py': 'NODE_CLASS_MAPPINGS = {"Broken": Broken\ndef (:\n' }));
+    const version = await reviewed(t, f, '1.0.0');
     expect(version).toMatchObject({ app_node_extract_status: 'failed', status: 'NodeVersionStatusActive', downloadUrl: uploaded.downloadUrl });
-    expect(version).not.toHaveProperty('status_reason');
     expect(await classNames(f, '1.0.0')).toEqual([]);
-    expect(await failureReason(uploaded.id)).toEqual(expect.any(String));
+    const reason = await failureReason(uploaded.id);
+    expect(reason).toEqual(expect.any(String));
+    // Still active: the failed extraction is only an `info` finding, named in the reason (docs/api-rules.md §10).
+    expect(version.status_reason).toBe(`passed with notes: no-node-classes (no node classes found: ${reason})`);
     const node = (await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body;
     expect(node.latest_version).toMatchObject({ version: '1.0.0', downloadUrl: uploaded.downloadUrl });
   });
@@ -300,16 +274,16 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
           experimental: true,
         },
       ]);
-      expect((await versionOf(f, '1.0.0')).app_node_extract_status).toBe('success');
+      expect((await versionOf(t, f, '1.0.0')).app_node_extract_status).toBe('success');
 
       await report(f, '1.0.0', { success: false, reason: 'could not import torch' }, f.owner).expect(204);
       expect(await classNames(f, '1.0.0')).toEqual([]);
-      expect((await versionOf(f, '1.0.0')).app_node_extract_status).toBe('failed');
+      expect((await versionOf(t, f, '1.0.0')).app_node_extract_status).toBe('failed');
       expect(await failureReason(versionId)).toBe('could not import torch');
 
       await report(f, versionId, { status: 'success', nodes: { Other: {} } }, admin).expect(204);
       expect(await classNames(f, '1.0.0')).toEqual(['Other']);
-      expect((await versionOf(f, '1.0.0')).app_node_extract_status).toBe('success');
+      expect((await versionOf(t, f, '1.0.0')).app_node_extract_status).toBe('success');
       expect(await failureReason(versionId)).toBeUndefined();
     });
 
@@ -354,33 +328,32 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
     it('overrides the extraction: one that finishes after the report writes nothing', async () => {
       const p = prefix();
       const zip = pack(p);
-      await uploadArchive(f, '1.0.0', zip);
+      await uploadArchive(t, f, '1.0.0', zip);
       await report(f, '1.0.0', { nodes: { Reported: {} } }).expect(204);
       // Whenever the upload's own extraction finishes, before the report or after it, the report stands.
       await sleep(1000);
       expect(await classNames(f, '1.0.0')).toEqual(['Reported']);
-      const { archiveSha256 } = await t.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ id: versionId });
-      const late = await t.app
-        .get(ComfyNodesService)
-        .recordExtraction(versionId, archiveSha256 ?? '', { status: 'success', classes: [{ name: `${p}ImageBlur+` }] });
-      expect(late).toBe(false);
+      const { archiveSha256, version } = await t.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ id: versionId });
+      await t.app
+        .get(VersionReviewService)
+        .recordReview({ versionId, version, sha256: archiveSha256 ?? '' }, { status: 'success', classes: [{ name: `${p}ImageBlur+` }] }, []);
       expect(await classNames(f, '1.0.0')).toEqual(['Reported']);
-      expect((await versionOf(f, '1.0.0')).app_node_extract_status).toBe('success');
+      expect((await versionOf(t, f, '1.0.0')).app_node_extract_status).toBe('success');
     });
   });
 
   it('public reads cached before an extraction show its classes once it is stored', async () => {
     const f = await createPublisherWithNode(t);
     await addVersions(t, f, '1.0.0');
-    const { id } = await uploadArchive(f, '1.0.0', pack(prefix()));
-    await extracted(f, '1.0.0');
+    const { id } = await uploadArchive(t, f, '1.0.0', pack(prefix()));
+    await reviewed(t, f, '1.0.0');
     // Back to how the upload left it, behind the service's back (no write through the API empties the cache).
     await t.dataSource.getRepository(NodeVersionEntity).update({ id }, { appNodeExtractStatus: 'pending' });
     await t.dataSource.getRepository(ComfyNodeEntity).delete({ nodeVersionId: id });
     const anonymous = () => t.http.get(classesUrl(f, '1.0.0')).expect(200);
     expect((await anonymous()).body.comfy_nodes).toEqual([]);
     expect((await anonymous()).body.comfy_nodes).toEqual([]); // served from the cache from now on
-    await t.app.get(NodeClassExtraction).sweep();
+    await t.app.get(ArchiveReview).sweep();
     const after = await until(anonymous, (res) => res.body.comfy_nodes.length > 0);
     expect(after.body.comfy_nodes).toHaveLength(4);
   });
@@ -400,7 +373,7 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
         .set('Content-Type', 'application/zip')
         .send(pack(p))
         .expect(200)).body as { id: string };
-      await extracted(f, '1.0.0', first);
+      await reviewed(first, f, '1.0.0');
       // As a process leaves it that stops after the upload's transaction and before the extraction's.
       await first.dataSource.getRepository(NodeVersionEntity).update({ id }, { appNodeExtractStatus: 'pending' });
       await first.dataSource.getRepository(ComfyNodeEntity).delete({ nodeVersionId: id });
@@ -408,7 +381,7 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
 
       const second = await TestApp.start(env);
       try {
-        expect(await extracted(f, '1.0.0', second)).toMatchObject({ app_node_extract_status: 'success' });
+        expect(await reviewed(second, f, '1.0.0')).toMatchObject({ app_node_extract_status: 'success' });
         const classes = await second.http.get(`/nodes/${f.nodeId}/versions/1.0.0/comfy-nodes`).expect(200);
         expect(classes.body).toEqual({ comfy_nodes: packClasses(p), totalNumberOfPages: 1 });
       } finally {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DownloadCounter } from '../src/nodes/download-counter';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
+import { reviewed, uploadArchive } from './support/archive-uploads';
 import { addVersions, createPublisherWithNode } from './support/registry-fixtures';
 import { TestDatabase } from './support/server-process';
 import { TestApp } from './support/test-app';
@@ -26,12 +27,9 @@ describe('Download counts at a graceful shutdown', () => {
       const f = await createPublisherWithNode(t);
       nodeId = f.nodeId;
       await addVersions(t, f, '1.0.0');
-      await t.http
-        .put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0/archive`)
-        .set(f.member.auth)
-        .set('Content-Type', 'application/zip')
-        .send(makeZip({ '__init__.py': 'v1' }))
-        .expect(200);
+      await uploadArchive(t, f, '1.0.0', makeZip({ '__init__.py': 'v1' }));
+      // Only an active version installs: its archive's review first (docs/api-rules.md §10).
+      expect((await reviewed(t, f, '1.0.0')).status).toBe('NodeVersionStatusActive');
 
       // Stop the periodic flush (as shutdown itself does first): only the shutdown flush can write these counts.
       t.app.get(DownloadCounter).onModuleDestroy();

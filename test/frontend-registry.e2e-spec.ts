@@ -117,6 +117,16 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
       expect(await found({ supported_os: 'linux', supported_accelerator: 'rocm' })).toEqual([n.anywhere, n.other].sort());
     });
 
+    it('answers a stale or forged token as it answers no token (public reads never 401)', async () => {
+      for (const token of ['nrt_revoked-or-never-issued', 'not even a token']) {
+        const stale = frontend.signedIn(token);
+        expect((await stale.listAllNodes({ node_id: n.anywhere, include_banned: true })).body.nodes?.map((node) => node.id)).toEqual([n.anywhere]);
+        expect((await stale.searchNodes({ search: word })).status).toBe(200);
+        expect((await stale.listNodesForPublisher(publisherId)).status).toBe(200);
+        expect((await t.http.get(`/nodes/${n.anywhere}`).set('Authorization', `Bearer ${token}`)).status).toBe(200);
+      }
+    });
+
     it('lists banned nodes only for admins who ask', async () => {
       const params = { node_id: [n.banned, n.anywhere], include_banned: true };
       expect(ids((await frontend.listAllNodes(params)).body.nodes)).toEqual([n.anywhere]);

@@ -230,7 +230,13 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
 
     it('marks no reply field nullable: only merge-patch request bodies take null', () => {
       const nullable = schemaPaths((schema) => schema.nullable === true).map((path) => path.replace(/\/properties\/[^/]+$/, ''));
-      expect([...new Set(nullable)]).toEqual(['/components/schemas/CreateNodeDto', '/components/schemas/UpdateNodeDto', '/components/schemas/UpdateNodeVersionDto']);
+      expect([...new Set(nullable)]).toEqual([
+        '/components/schemas/CreatePublisherDto',
+        '/components/schemas/UpdatePublisherDto',
+        '/components/schemas/CreateNodeDto',
+        '/components/schemas/UpdateNodeDto',
+        '/components/schemas/UpdateNodeVersionDto',
+      ]);
     });
   });
 });

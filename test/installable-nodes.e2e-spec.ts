@@ -10,6 +10,7 @@ import { addVersions, createPublisherWithNode, PublisherFixture } from './suppor
 import { TestApp, unique } from './support/test-app';
 import { makeZip, unreadableZips } from './support/zip';
 import { filesUnder } from './support/files';
+import { reviewed, uploadArchive } from './support/archive-uploads';
 
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -42,23 +43,24 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
   const flushDownloads = () => t.app.get(DownloadCounter).flush();
   const downloadsOf = async (nodeId: string) => (await t.dataSource.getRepository(NodeEntity).findOneByOrFail({ id: nodeId })).downloads;
 
-  /** A version with an archive, uploaded by a member with a bearer token. */
-  async function versionWithArchive(fixture: PublisherFixture, version: string, content = `${fixture.nodeId} ${version}`) {
+  /**
+   * A version with an archive (a clean pack), uploaded by a member with a bearer token: `uploaded`, the upload's
+   * reply (the version pending), and `version`, the version once its archive's review made it active.
+   */
+  async function versionWithArchive(fixture: PublisherFixture, version: string, content = `# ${fixture.nodeId} ${version}\n`) {
     await addVersions(t, fixture, version);
     const zip = makeZip({ '__init__.py': content });
-    const res = await t.http
-      .put(`${versionsUrl(fixture)}/${version}/archive`)
-      .set(fixture.member.auth)
-      .set('Content-Type', 'application/zip')
-      .send(zip)
-      .expect(200);
-    return { zip, version: res.body as Record<string, unknown> };
+    const uploaded = await uploadArchive(t, fixture, version, zip);
+    const reviewedVersion = await reviewed(t, fixture, version);
+    expect(reviewedVersion.status).toBe('NodeVersionStatusActive');
+    return { zip, uploaded, version: reviewedVersion };
   }
 
   it('publishes as the CLI does, then the package manager crawls, installs latest and pinned, and downloads the same bytes', async () => {
     const nodeId = unique('cli-node');
-    const first = makeZip({ 'nodes.py': 'v1' });
-    const second = makeZip({ 'nodes.py': 'v2' });
+    // Clean packs (an __init__.py at the root), so that their review makes the versions active.
+    const first = makeZip({ '__init__.py': '', 'nodes.py': 'v1' });
+    const second = makeZip({ '__init__.py': '', 'nodes.py': 'v2' });
     const request = {
       token: f.member.token,
       publisherId: f.publisherId,
@@ -69,11 +71,22 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
     expect(one.publish.status).toBe(201);
     expect(one.publish.body.node_version).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusPending', dependencies: ['torch'] });
     expect(one.publish.body.signedUrl).toMatch(new RegExp(`^${baseUrl}/uploads/[0-9a-f-]{36}\\?expires=\\d+&signature=[\\w-]+$`));
-    expect(one.upload).toEqual({ status: 200, body: expect.objectContaining({ version: '1.0.0', status: 'NodeVersionStatusActive' }) });
+    // The upload stores the archive; the version stays pending until its review (docs/api-rules.md §10).
+    expect(one.upload).toEqual({
+      status: 200,
+      body: expect.objectContaining({
+        version: '1.0.0',
+        status: 'NodeVersionStatusPending',
+        status_reason: 'its archive is being checked',
+        downloadUrl: `${baseUrl}/archives/${sha256(first)}.zip`,
+      }),
+    });
     expectNoNulls(one.publish.body);
     expectNoNulls(one.upload?.body);
     const two = await publishWithCli(baseUrl, { ...request, version: { version: '1.1.0', dependencies: [] } }, second);
     expect([two.publish.status, two.upload?.status]).toEqual([201, 200]);
+    expect(two.upload?.body.status).toBe('NodeVersionStatusPending');
+    for (const version of ['1.0.0', '1.1.0']) expect((await reviewed(t, { ...f, nodeId }, version)).status).toBe('NodeVersionStatusActive');
 
     const catalog = await syncCatalog(baseUrl);
     expect(catalog.get(nodeId)).toEqual({
@@ -98,8 +111,9 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
 
     await flushDownloads();
     expect(await downloadsOf(nodeId)).toBe(2);
-    const versions = await t.http.get(`/nodes/${nodeId}/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending`).expect(200);
+    const versions = await t.http.get(`/nodes/${nodeId}/versions?statuses=NodeVersionStatusActive`).expect(200);
     expect(versions.body.map((v: { version: string }) => v.version)).toEqual(['1.1.0', '1.0.0']);
+    expect((await t.http.get(`/nodes/${nodeId}/versions?statuses=NodeVersionStatusPending`).expect(200)).body).toEqual([]);
   });
 
   it('crawls every page with the package manager parameters, and the whole catalog in one page of 1000', async () => {
@@ -155,6 +169,11 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
     await expect404(`/nodes/${f.nodeId}/install?version=9.9.9`, "version '9.9.9'");
     await cliPublish(f, '2.0.0').expect(201);
     await expect404(`/nodes/${f.nodeId}/install?version=2.0.0`, 'NodeVersionStatusPending');
+    // Flagged by its checks (not a pack: no __init__.py): only active versions install (docs/api-rules.md §10).
+    await addVersions(t, f, '1.5.0');
+    await uploadArchive(t, f, '1.5.0', makeZip({ 'nodes.py': `# ${f.nodeId}\n` }));
+    expect(await reviewed(t, f, '1.5.0')).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: expect.stringContaining('not-a-pack') });
+    await expect404(`/nodes/${f.nodeId}/install?version=1.5.0`, 'NodeVersionStatusFlagged');
     await versionWithArchive(f, '1.0.0');
     await t.http.put(`${versionsUrl()}/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusBanned' }).expect(200);
     await expect404(`/nodes/${f.nodeId}/install?version=1.0.0`, 'NodeVersionStatusBanned');
@@ -277,7 +296,7 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
       const signedUrl = new URL(published.body.signedUrl as string);
       const path = `${signedUrl.pathname}${signedUrl.search}`;
       const versionId = published.body.node_version.id as string;
-      const zip = makeZip({ 'a.py': 'x' });
+      const zip = makeZip({ '__init__.py': `# ${f.nodeId}\n`, 'a.py': 'x' });
       const put = (url: string, body: Buffer | string, type = 'application/zip') => t.http.put(url).set('Content-Type', type).send(body);
       const pending = async () => (await t.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ id: versionId })).status;
       const before = filesUnder(t.storageDir);
@@ -297,9 +316,12 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
       expect(storedSince(before)).toEqual([]);
 
       const uploaded = await put(path, zip).expect(200);
-      expect(uploaded.body).toMatchObject({ id: versionId, status: 'NodeVersionStatusActive', downloadUrl: expect.stringContaining(`/archives/${sha256(zip)}.zip`) });
+      expect(uploaded.body).toMatchObject({ id: versionId, status: 'NodeVersionStatusPending', downloadUrl: expect.stringContaining(`/archives/${sha256(zip)}.zip`) });
       expect(storedSince(before)).toHaveLength(1);
+      // Used once an archive is stored, while its checks run and after (docs/api-rules.md §10).
       expect((await put(path, makeZip({ 'b.py': 'y' })).expect(403)).body.message).toContain('already been used');
+      expect((await reviewed(t, f, '1.0.0')).status).toBe('NodeVersionStatusActive');
+      expect((await put(path, makeZip({ 'c.py': 'z' })).expect(403)).body.message).toContain('already been used');
       expect(storedSince(before)).toHaveLength(1);
       expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.latest_version.version).toBe('1.0.0');
     });
@@ -333,21 +355,26 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
         expect(version).toMatchObject({ status: 'NodeVersionStatusPending', downloadUrl: null, archiveSha256: null });
 
         const zip = makeZip({ '__init__.py': `# ${f.nodeId}\n` });
-        expect((await t.http.put(path).set('Content-Type', 'application/zip').send(zip).expect(200)).body.status).toBe('NodeVersionStatusActive');
+        const uploaded = await t.http.put(path).set('Content-Type', 'application/zip').send(zip).expect(200);
+        expect(uploaded.body).toMatchObject({ status: 'NodeVersionStatusPending', downloadUrl: expect.stringContaining(`/archives/${sha256(zip)}.zip`) });
+        expect((await reviewed(t, f, '1.0.0')).status).toBe('NodeVersionStatusActive');
       },
     );
   });
 
   describe('archive upload by a member (bearer)', () => {
-    it('sets the downloadUrl, activates a pending version, and refuses non-members and anonymous callers before reading', async () => {
+    it('sets the downloadUrl, activates a pending version once its archive is checked, and refuses non-members and anonymous callers before reading', async () => {
       const before = filesUnder(t.storageDir);
-      const { zip, version } = await versionWithArchive(f, '1.0.0');
-      expect(version).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive', downloadUrl: `${baseUrl}/archives/${sha256(zip)}.zip` });
+      const { zip, uploaded, version } = await versionWithArchive(f, '1.0.0');
+      const downloadUrl = `${baseUrl}/archives/${sha256(zip)}.zip`;
+      expect(uploaded).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusPending', status_reason: 'its archive is being checked', downloadUrl });
+      expect(version).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive', downloadUrl });
 
       await cliPublish(f, '2.0.0').expect(201);
-      const replaced = makeZip({ 'new.py': 'z' });
-      const activated = await t.http.put(`${versionsUrl()}/2.0.0/archive`).set(f.owner.auth).set('Content-Type', 'application/zip').send(replaced).expect(200);
-      expect(activated.body.status).toBe('NodeVersionStatusActive');
+      const replaced = makeZip({ '__init__.py': '', 'new.py': 'z' });
+      const stored = await t.http.put(`${versionsUrl()}/2.0.0/archive`).set(f.owner.auth).set('Content-Type', 'application/zip').send(replaced).expect(200);
+      expect(stored.body.status).toBe('NodeVersionStatusPending');
+      expect((await reviewed(t, f, '2.0.0')).status).toBe('NodeVersionStatusActive');
       expect((await installNode(baseUrl, f.nodeId)).archive.equals(replaced)).toBe(true);
 
       const outsider = await t.createUser();

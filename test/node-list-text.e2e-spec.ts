@@ -1,5 +1,6 @@
 import { DownloadCounter } from '../src/nodes/download-counter';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
+import { reviewed, versionOf } from './support/archive-uploads';
 import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser, unique } from './support/test-app';
 import { makeZip } from './support/zip';
@@ -219,11 +220,27 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
       ],
       ['the newer version deprecated', put(`${nodeUrl}/versions/1.3.0`, owner, { deprecated: true })],
       ['version changelog', put(versionUrl, owner, { changelog: null })],
-      ['version status_reason', put(versionUrl, admin, { status_reason: 'checked' })],
       [
+        'version status_reason',
+        async () => {
+          await put(versionUrl, admin, { status_reason: 'checked' })();
+          expect((await versionOf(t, { nodeId: rich, owner }, '1.2.0')).status_reason).toBe('checked');
+        },
+      ],
+      [
+        // The version is pending until its archive is checked (docs/api-rules.md §10): the latest version moves back to 1.0.0.
         'version archive',
         async () => {
-          await t.http.put(`${versionUrl}/archive`).set(owner.auth).set('Content-Type', 'application/zip').send(makeZip({ '__init__.py': 'NODE_CLASS_MAPPINGS = {}' })).expect(200);
+          const zip = makeZip({ '__init__.py': `class Blur:\n    FUNCTION = "run"\n\nNODE_CLASS_MAPPINGS = {"${marker} Blur": Blur}\n` });
+          const uploaded = await t.http.put(`${versionUrl}/archive`).set(owner.auth).set('Content-Type', 'application/zip').send(zip).expect(200);
+          expect(uploaded.body).toMatchObject({ status: 'NodeVersionStatusPending', status_reason: 'its archive is being checked' });
+        },
+      ],
+      [
+        // Written by the background review, not by a request: the page and the node reply must still agree.
+        "the archive's review",
+        async () => {
+          expect(await reviewed(t, { nodeId: rich, owner }, '1.2.0')).toMatchObject({ status: 'NodeVersionStatusActive', app_node_extract_status: 'success' });
         },
       ],
     ];
@@ -240,7 +257,9 @@ describe('Catalog page text (GET /nodes) equals each node reply (GET /nodes/{id}
     for (const cleared of ['description', 'category', 'license', 'icon', 'repository', 'homepage', 'supported_app_version', 'translations', 'status_detail']) {
       expect(node).not.toHaveProperty(cleared);
     }
-    expect(node.latest_version).toMatchObject({ version: '1.2.0', status_reason: 'checked', downloadUrl: expect.stringMatching(/\/archives\/[0-9a-f]{64}\.zip$/) });
+    expect(node.latest_version).toMatchObject({ version: '1.2.0', status: 'NodeVersionStatusActive', downloadUrl: expect.stringMatching(/\/archives\/[0-9a-f]{64}\.zip$/) });
+    // The review's clean outcome replaced the admin's reason: a status change says why, and a clean pack needs no reason.
+    expect(node.latest_version).not.toHaveProperty('status_reason');
     expect(node.latest_version).not.toHaveProperty('changelog');
   });
 });

@@ -9,6 +9,7 @@ import { UserEntity } from '../src/users/entities/user.entity';
 import { UsersRepository } from '../src/users/users.repository';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { VideoTasksRepository } from '../src/video-proxy/video-tasks.repository';
+import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
 import { lockWaiters } from './support/postgres';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
@@ -247,8 +248,10 @@ describe('Nodes', () => {
       expect(get.body).not.toHaveProperty('description');
       expectNoNulls(put.body);
       const moderated = await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusBanned', search_ranking: 3 }).expect(200);
-      expect(moderated.body).toEqual((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body);
+      // The write's reply shows what it wrote; only admins may still read a banned node (docs/api-rules.md §10).
+      expect(moderated.body).toEqual((await t.http.get(`/nodes/${f.nodeId}`).set(admin.auth).expect(200)).body);
       expect(moderated.body).toEqual({ ...get.body, status: 'NodeStatusBanned', search_ranking: 3 });
+      expect((await t.http.get(`/nodes/${f.nodeId}`).expect(403)).body.message).toBe('node banned');
     });
 
     // Only PostgreSQL has row locks to wait on; SQLite runs writers one at a time.
@@ -391,7 +394,14 @@ describe('Nodes', () => {
       await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusBanned', status_detail: 'malware' }).expect(200);
       const banned = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ name: 'x' }).expect(403);
       expect(banned.body.message).toContain('banned');
-      await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      for (const path of [`/nodes/${f.nodeId}`, `/nodes/${f.nodeId}/versions`, `/nodes/${f.nodeId}/install`]) {
+        for (const reader of [{}, f.owner.auth, f.member.auth]) {
+          const res = await t.http.get(path).set(reader).expect(403);
+          expectErrorBody(res.body, 403, 'Forbidden');
+          expect(res.body.message).toBe('node banned');
+        }
+      }
+      expect((await t.http.get(`/nodes/${f.nodeId}`).set(admin.auth).expect(200)).body).toMatchObject({ id: f.nodeId, status: 'NodeStatusBanned' });
 
       await t.http.put(nodeUrl(f)).set(admin.auth).send({ status: 'NodeStatusDeleted' }).expect(200);
       await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ name: 'x' }).expect(404);

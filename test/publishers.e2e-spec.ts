@@ -1,3 +1,6 @@
+import { TransactionRunner } from '../src/database/transaction-runner';
+import { PublishersService } from '../src/publishers/publishers.service';
+import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser, unique } from './support/test-app';
 
@@ -26,7 +29,7 @@ describe('Publishers', () => {
       .set(owner.auth)
       .send({ id: publisherId, name: 'Acme', website: 'https://acme.example' })
       .expect(201);
-    expect(res.body).toMatchObject({ id: publisherId, name: 'Acme', website: 'https://acme.example' });
+    expect(res.body).toMatchObject({ id: publisherId, name: 'Acme', website: 'https://acme.example', status: 'PublisherStatusActive' });
     expect(['description', 'support', 'source_code_repo', 'logo'].filter((key) => key in res.body)).toEqual([]);
     expectNoNulls(res.body);
     expect(res.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
@@ -120,5 +123,162 @@ describe('Publishers', () => {
   it('a bad token on the optional-auth read is still 401; an unknown publisher is 404', async () => {
     await t.http.get(`/publishers/${publisherId}`).set('Authorization', 'Bearer nope').expect(401);
     await t.http.get(`/publishers/${unique('missing')}`).expect(404);
+  });
+
+  describe('PUT /publishers/{publisherId}', () => {
+    const full = {
+      name: 'Full',
+      description: 'Nodes for everything',
+      website: 'https://full.example',
+      support: 'help@full.example',
+      source_code_repo: 'https://git.example/full',
+      logo: 'https://full.example/logo.png',
+    };
+
+    /** A new publisher with every field set, owned by `owner`, with `member` as a member. */
+    async function fullPublisher(): Promise<string> {
+      const id = unique('put');
+      await t.http.post('/publishers').set(owner.auth).send({ id, ...full }).expect(201);
+      await t.http.post(`/publishers/${id}/members`).set(owner.auth).send({ user_id: member.id, role: 'member' }).expect(201);
+      return id;
+    }
+
+    const read = async (id: string) => (await t.http.get(`/publishers/${id}`).set(owner.auth).expect(200)).body;
+
+    it('applies a merge-patch: omitted fields stay, null clears; the reply is the GET and it persists', async () => {
+      const id = await fullPublisher();
+      const res = await t.http
+        .put(`/publishers/${id}`)
+        .set(owner.auth)
+        .send({ description: 'Fewer nodes', website: null, logo: 'https://full.example/new.png' })
+        .expect(200);
+      expect(res.body).toEqual(await read(id));
+      const { website: _cleared, ...kept } = full;
+      expect(res.body).toMatchObject({ ...kept, description: 'Fewer nodes', logo: 'https://full.example/new.png', status: 'PublisherStatusActive' });
+      expect('website' in res.body).toBe(false);
+      expectNoNulls(res.body);
+      const anonymous = await t.http.get(`/publishers/${id}`).expect(200);
+      expect(anonymous.body).toMatchObject({ name: 'Full', description: 'Fewer nodes', support: full.support });
+      expect('website' in anonymous.body).toBe(false);
+    });
+
+    it('lets owners and admins update; members and strangers get 403, anonymous callers 401, an unknown publisher 404; refusals change nothing', async () => {
+      const id = await fullPublisher();
+      const before = await read(id);
+      const byMember = await t.http.put(`/publishers/${id}`).set(member.auth).send({ name: 'Member' }).expect(403);
+      expectErrorBody(byMember.body, 403, 'Forbidden');
+      expect(byMember.body.message).toContain('owner');
+      const byStranger = await t.http.put(`/publishers/${id}`).set(outsider.auth).send({ name: 'Stranger' }).expect(403);
+      expect(byStranger.body.message).toBe(`you are not a member of publisher '${id}'`);
+      const anonymous = await t.http.put(`/publishers/${id}`).send({ name: 'Anonymous' }).expect(401);
+      expectErrorBody(anonymous.body, 401, 'Unauthorized');
+      expect(anonymous.headers['www-authenticate']).toBe('Bearer');
+      const unknown = await t.http.put(`/publishers/${unique('missing')}`).set(admin.auth).send({ name: 'Nobody' }).expect(404);
+      expectErrorBody(unknown.body, 404, 'Not Found');
+      expect(await read(id)).toEqual(before);
+
+      const byAdmin = await t.http.put(`/publishers/${id}`).set(admin.auth).send({ name: 'Renamed by an admin' }).expect(200);
+      expect(byAdmin.body.name).toBe('Renamed by an admin');
+      // Admins see member e-mails, as on GET.
+      expect(byAdmin.body.members.map((m: { user: { email?: string } }) => m.user.email)).toEqual([owner.email, member.email]);
+      expect((await read(id)).name).toBe('Renamed by an admin');
+    });
+
+    it('validates as create does (name cannot be cleared, URLs, lengths, the body id, unknown fields); a refused body changes nothing', async () => {
+      const id = await fullPublisher();
+      const before = await read(id);
+      const refusals: [object, string][] = [
+        [{ name: null }, 'name cannot be null'],
+        [{ name: '' }, 'name must be longer than or equal to 1 characters'],
+        [{ website: 'javascript:alert(1)' }, 'website must be an absolute http(s) URL'],
+        [{ logo: 'ftp://full.example/logo.png' }, 'logo must be an absolute http(s) URL'],
+        [{ source_code_repo: 'not a url' }, 'source_code_repo must be an absolute http(s) URL'],
+        [{ description: 'x'.repeat(5001) }, 'description must be shorter than or equal to 5000 characters'],
+        [{ id: 'someone-else', name: 'x' }, `id 'someone-else' in the body does not match publisher '${id}' in the path`],
+        [{ id: null }, 'id cannot be null'],
+        [{ status: 'PublisherStatusGone' }, 'status'],
+        [{ nmae: 'typo' }, 'nmae'],
+      ];
+      for (const [body, message] of refusals) {
+        const res = await t.http.put(`/publishers/${id}`).set(owner.auth).send(body).expect(400);
+        expectErrorBody(res.body, 400, 'Bad Request');
+        expect(res.body.message).toContain(message);
+      }
+      expect(await read(id)).toEqual(before);
+    });
+
+    it('takes back its own GET body (server-managed fields accepted and ignored)', async () => {
+      const id = await fullPublisher();
+      const body = await read(id);
+      const res = await t.http
+        .put(`/publishers/${id}`)
+        .set(owner.auth)
+        .send({ ...body, name: 'Round trip', createdAt: '2000-01-01T00:00:00.000Z', members: [], status: 'PublisherStatusBanned' })
+        .expect(200);
+      expect(res.body).toEqual({ ...body, name: 'Round trip' });
+      expect(await read(id)).toEqual({ ...body, name: 'Round trip' });
+      // Only server-managed fields: nothing to write, the publisher as it is.
+      await t.http.put(`/publishers/${id}`).set(owner.auth).send({ createdAt: body.createdAt }).expect(200);
+      expect(await read(id)).toEqual({ ...body, name: 'Round trip' });
+    });
+  });
+
+  describe('a banned publisher', () => {
+    let id: string;
+    let nodeId: string;
+    let adminMember: TestUser;
+
+    beforeAll(async () => {
+      id = unique('banned');
+      nodeId = unique('node');
+      adminMember = await t.createUser({ admin: true });
+      await t.http.post('/publishers').set(owner.auth).send({ id, name: 'Soon banned' }).expect(201);
+      for (const user of [member, adminMember]) {
+        await t.http.post(`/publishers/${id}/members`).set(owner.auth).send({ user_id: user.id, role: 'member' }).expect(201);
+      }
+      await t.http.post(`/publishers/${id}/nodes`).set(owner.auth).send({ id: nodeId, name: 'Node' }).expect(201);
+      const publishers = t.app.get(PublishersService);
+      await t.app.get(TransactionRunner).run((manager) => publishers.ban(manager, id));
+    });
+
+    it('shows its status', async () => {
+      const res = await t.http.get(`/publishers/${id}`).set(outsider.auth).expect(200);
+      expect(res.body.status).toBe('PublisherStatusBanned');
+    });
+
+    it('refuses its members with 403 "publisher banned" on every route that checks their role, changing nothing', async () => {
+      const before = (await t.http.get(`/publishers/${id}`).set(admin.auth).expect(200)).body;
+      const refused = [
+        t.http.put(`/publishers/${id}`).set(owner.auth).send({ name: 'Still here' }),
+        t.http.post(`/publishers/${id}/members`).set(owner.auth).send({ user_id: outsider.id, role: 'member' }),
+        t.http.post(`/publishers/${id}/nodes`).set(owner.auth).send({ id: unique('node'), name: 'New' }),
+        t.http.post(`/publishers/${id}/nodes`).set(member.auth).send({ id: unique('node'), name: 'New' }),
+        // Routes of one of its nodes check the role after reading the node (PublishersService.roleOf).
+        t.http.put(`/publishers/${id}/nodes/${nodeId}`).set(member.auth).send({ description: 'changed' }),
+      ];
+      for (const res of await Promise.all(refused)) {
+        expect(res.status).toBe(403);
+        expectErrorBody(res.body, 403, 'Forbidden');
+        expect(res.body.message).toBe('publisher banned');
+      }
+      const byStranger = await t.http.put(`/publishers/${id}`).set(outsider.auth).send({ name: 'Stranger' }).expect(403);
+      expect(byStranger.body.message).toBe(`you are not a member of publisher '${id}'`);
+      expect((await t.http.get(`/publishers/${id}`).set(admin.auth).expect(200)).body).toEqual(before);
+      expect((await t.http.get(`/publishers/${id}/nodes`).set(admin.auth).expect(200)).body.map((node: { id: string }) => node.id)).toEqual([nodeId]);
+      expect((await t.http.get(`/nodes/${nodeId}`).expect(200)).body.description).toBeUndefined();
+    });
+
+    it('still lets admins act, members of it or not', async () => {
+      const res = await t.http.put(`/publishers/${id}`).set(admin.auth).send({ description: 'Banned for spam' }).expect(200);
+      expect(res.body).toMatchObject({ description: 'Banned for spam', status: 'PublisherStatusBanned' });
+      await t.http.post(`/publishers/${id}/members`).set(admin.auth).send({ user_id: outsider.id, role: 'member' }).expect(201);
+      await t.http.post(`/publishers/${id}/nodes`).set(admin.auth).send({ id: unique('node'), name: 'By an admin' }).expect(201);
+      await t.http.put(`/publishers/${id}/nodes/${nodeId}`).set(adminMember.auth).send({ description: 'by an admin member' }).expect(200);
+    });
+
+    it('banning an unknown publisher is 404', async () => {
+      const publishers = t.app.get(PublishersService);
+      await expect(t.app.get(TransactionRunner).run((manager) => publishers.ban(manager, unique('missing')))).rejects.toMatchObject({ status: 404 });
+    });
   });
 });

@@ -5,11 +5,12 @@ import { NotAZipError } from './archive-storage';
 /**
  * As an installer's zip reader sees the file: the central directory found through the
  * end-of-central-directory record, read entry by entry on demand, stored entries' sizes
- * checked against each other, names decoded (and refused when absolute or climbing out
- * with `..`). The file is this module's to close (autoClose off), so it is closed
- * exactly when the check ends, whatever yauzl found.
+ * checked against each other. Names are left undecoded: an absolute or climbing (`..`)
+ * name is the archive checks' `unsafe-path` finding (docs/api-rules.md §10), which tells
+ * the publisher which entry, not a refused upload. The file is this module's to close
+ * (autoClose off), so it is closed exactly when the check ends, whatever yauzl found.
  */
-const OPTIONS: Options = { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: true };
+const OPTIONS: Options = { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: false };
 
 function readZip(fd: number): Promise<ZipFile> {
   return new Promise((resolve, reject) => fromFd(fd, OPTIONS, (error, zipfile) => (error ? reject(error) : resolve(zipfile))));

@@ -9,7 +9,7 @@ const BEARER_HEADER = /^Bearer\s+\S+$/i;
 
 /**
  * The global guard: every route needs `Authorization: Bearer <token>` unless
- * it is marked `@Public()` or `@Authenticated({ optional: true })` (see
+ * it is marked `@Public()`, `@PublicRead()` or `@Authenticated({ optional: true })` (see
  * authenticated.decorator.ts). Only the header is accepted:
  * passport-http-bearer would also read `access_token` from the query string
  * or body, which leaks tokens into logs and proxies.
@@ -24,9 +24,10 @@ export class AccessGuard extends AuthGuard('bearer') {
     const access = accessOf(this.reflector, context.getHandler(), context.getClass());
     const request = context.switchToHttp().getRequest<HttpRequest>();
     const header = request.headers.authorization;
-    if (access === 'public' || (access === 'optional' && header === undefined)) {
+    if (access === 'public' || ((access === 'optional' || access === 'reader') && header === undefined)) {
       return true;
     }
+    if (access === 'reader') return this.identifyIfValid(context, request);
     if (header === undefined) {
       throw new UnauthorizedException('missing bearer token (Authorization: Bearer <token>)');
     }
@@ -36,6 +37,16 @@ export class AccessGuard extends AuthGuard('bearer') {
     await super.canActivate(context);
     if (access === 'admin' && !request.user?.isAdmin) {
       throw new ForbiddenException('this route is for admins only');
+    }
+    return true;
+  }
+
+  /** A public read with a token: the caller it names, or anonymous when it names none. */
+  private async identifyIfValid(context: ExecutionContext, request: HttpRequest): Promise<true> {
+    try {
+      if (BEARER_HEADER.test(request.headers.authorization ?? '')) await super.canActivate(context);
+    } catch (error) {
+      if (!(error instanceof UnauthorizedException)) throw error;
     }
     return true;
   }

@@ -12,7 +12,7 @@ export const BEARER_SCHEME = 'bearer';
  * unless it says otherwise: the global AccessGuard enforces it, so a route
  * that forgets a decorator is closed, not open.
  */
-export type Access = 'public' | 'optional' | 'token' | 'admin';
+export type Access = 'public' | 'reader' | 'optional' | 'token' | 'admin';
 
 const ACCESS = 'auth:access';
 
@@ -32,6 +32,17 @@ export function accessOf(reflector: Reflector, handler: ReturnType<ExecutionCont
 /** No token needed, and none is read (anonymous reads; routes whose credential is something else, such as a signature). */
 export function Public(): MethodDecorator & ClassDecorator {
   return applyDecorators(SetMetadata(ACCESS, 'public'), ApiExtension(PUBLIC_OPERATION, true));
+}
+
+/**
+ * A public read that shows more to some callers (admins, a publisher's
+ * members): no token needed; a valid one identifies the caller; an invalid
+ * one (expired, revoked, malformed) is ignored and the caller read as
+ * anonymous, so a stale token never breaks a public page.
+ */
+export function PublicRead(): MethodDecorator & ClassDecorator {
+  // The empty requirement beside the bearer one tells OpenAPI clients the token may be left out.
+  return applyDecorators(SetMetadata(ACCESS, 'reader'), ApiBearerAuth(BEARER_SCHEME), ApiSecurity({}));
 }
 
 export interface AuthenticatedOptions {
@@ -58,7 +69,7 @@ export function Authenticated(options: AuthenticatedOptions = {}): MethodDecorat
   );
 }
 
-/** The authenticated caller (undefined only on `optional` routes called anonymously). */
+/** The authenticated caller (undefined only on `optional` and `PublicRead` routes called anonymously). */
 export const CurrentUser = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Principal | undefined =>
     context.switchToHttp().getRequest<HttpRequest>().user,

@@ -19,6 +19,8 @@ import { SigningKeyEntity } from './signing-keys';
 import { CatalogCountEntity } from '../nodes/entities/catalog-count.entity';
 import { ComfyNodeEntity } from '../nodes/comfy-nodes/entities/comfy-node.entity';
 import { ComfyNodeExtractionFailureEntity } from '../nodes/comfy-nodes/entities/comfy-node-extraction-failure.entity';
+import { VersionReviewEntity } from '../nodes/review/entities/version-review.entity';
+import { VersionStatusChangeEntity } from '../nodes/review/entities/version-status-change.entity';
 
 export const ENTITIES = [
   UserEntity,
@@ -32,6 +34,8 @@ export const ENTITIES = [
   CatalogCountEntity,
   ComfyNodeEntity,
   ComfyNodeExtractionFailureEntity,
+  VersionReviewEntity,
+  VersionStatusChangeEntity,
   ReviewEntity,
   VideoTaskEntity,
   IdempotencyKeyEntity,

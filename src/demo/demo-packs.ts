@@ -15,15 +15,18 @@ export interface DemoPack {
   node: CreateNodeDto;
   versions: Array<Omit<CreateNodeVersionDto, 'changelog'>>;
   classes: DemoNodeClass[];
+  /** More files of its archives (path in the pack's folder → text). */
+  extraFiles?: Record<string, string>;
 }
 
 export const DEMO_PUBLISHER = { id: 'demo-publisher', name: 'Demo Publisher' };
 
 /**
- * Three packs, so that every catalog route shows something real: platform
+ * Four packs, so that every catalog route shows something real: platform
  * lists in the CLI's classifier spelling, app-version ranges that make
  * `comfyui_version` choose between versions, node classes for the
- * missing-node lookup.
+ * missing-node lookup; and one whose archive the checks flag (it runs
+ * base64-decoded code), so a review record shows findings at once.
  */
 export const DEMO_PACKS: DemoPack[] = [
   {
@@ -73,6 +76,20 @@ export const DEMO_PACKS: DemoPack[] = [
     versions: [{ version: '1.0.0', supported_app_version: '>=0.3.50', supported_os: ['MacOS :: MacOS X'], supported_accelerators: ['GPU :: Apple Metal'] }],
     classes: [{ name: 'DemoMetalBlur', displayName: 'Metal Blur (Demo)', category: 'image/filters', returnTypes: ['IMAGE'] }],
   },
+  {
+    node: {
+      id: 'demo-remote-loader',
+      name: 'Demo Remote Loader',
+      description: 'Loads its nodes from an encoded blob: the checks hold it for an admin.',
+      author: 'Demo User',
+      tags: ['utility'],
+      repository: 'https://example.com/demo/demo-remote-loader',
+    },
+    versions: [{ version: '0.1.0' }],
+    classes: [{ name: 'DemoRemoteLoad', displayName: 'Remote Load (Demo)', category: 'utils', returnTypes: ['STRING'] }],
+    // print("loaded"), base64-encoded: harmless, but nobody can tell without decoding it.
+    extraFiles: { 'loader.py': 'import base64\n\nexec(base64.b64decode("cHJpbnQoImxvYWRlZCIp"))\n' },
+  },
 ];
 
 const pythonList = (values: string[]) => `(${values.map((value) => JSON.stringify(value)).join(', ')},)`;
@@ -105,6 +122,7 @@ export function demoArchive(pack: DemoPack, version: string): Buffer {
         ),
         [`${folder}/nodes.py`]: file(`${classes}\n`),
         [`${folder}/README.md`]: file(`${pack.node.name} ${version}: seeded by npm run cli -- demo.\n`),
+        ...Object.fromEntries(Object.entries(pack.extraFiles ?? {}).map(([path, text]) => [`${folder}/${path}`, file(text)])),
       },
       { level: 6 },
     ),

@@ -7,16 +7,21 @@ import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { EXTRACT_PENDING } from './comfy-nodes/extract-status';
-import { NodeClassExtraction } from './comfy-nodes/node-class-extraction';
+import { ArchiveReview } from './review/archive-review';
 import { CreateNodeVersionDto, NodeVersionDto } from './dto/node-version.dto';
 import { toNodeVersionDto } from './dto/node.mapper';
 import { PublishedNodeVersionDto, PublishNodeVersionDto } from './dto/publish.dto';
 import { NodeVersionEntity } from './entities/node-version.entity';
 import { NodesRepository } from './nodes.repository';
 import { assertValidVersionNumber, NodesService } from './nodes.service';
+import { VersionReviewsRepository } from './review/version-reviews.repository';
 import { UploadSignature, UploadUrls } from './upload-urls';
 
 const PENDING = 'NodeVersionStatusPending';
+
+/** Why a version the CLI published is not active yet; then why one with an archive is not (docs/api-rules.md §10). */
+const AWAITING_ARCHIVE = 'waiting for its archive (PUT it to the signedUrl)';
+const AWAITING_CHECKS = 'its archive is being checked';
 
 /**
  * Publishing versions with archives (docs/api-rules.md §6): the public registry
@@ -35,7 +40,8 @@ export class NodePublishingService {
     private readonly archives: ArchivesService,
     private readonly uploadUrls: UploadUrls,
     private readonly tx: TransactionRunner,
-    private readonly extraction: NodeClassExtraction,
+    private readonly review: ArchiveReview,
+    private readonly history: VersionReviewsRepository,
   ) {}
 
   /** POST /publishers/{p}/nodes/{n}/versions in either of its two forms. */
@@ -114,7 +120,7 @@ export class NodePublishingService {
     assertValidVersionNumber(body.node_version.version);
     const version = await this.tx.run(async (manager) => {
       const node = await this.nodes.upsertNode(manager, caller, publisherId, nodeId, body.node);
-      return this.nodes.addVersion(manager, node, body.node_version, PENDING);
+      return this.nodes.addVersion(manager, node, body.node_version, { status: PENDING, reason: AWAITING_ARCHIVE, by: caller.id });
     });
     return {
       node_version: toNodeVersionDto(version),
@@ -128,7 +134,8 @@ export class NodePublishingService {
     if (!version) {
       throw new ForbiddenException('upload URL is no longer valid (its version does not exist)');
     }
-    if (version.status !== PENDING) {
+    // Pending without an archive: once one is stored, the version waits for its checks, and the URL is used.
+    if (version.status !== PENDING || version.archiveSha256 !== null) {
       throw new ForbiddenException('upload URL has already been used');
     }
     return version;
@@ -137,10 +144,11 @@ export class NodePublishingService {
   /**
    * In one transaction with `lockVersion` (which locks the version's node and
    * checks the version may take the archive), the stored archive becomes the
-   * version's download; a pending version becomes active (and may become the
-   * latest). Its node classes are then extracted from the archive in the
-   * background (docs/api-rules.md §9.3): pending in the same transaction, so a
-   * restart before they are stored resumes the extraction (NodeClassExtraction).
+   * version's download, and the version pending until the archive's review
+   * (its checks, docs/api-rules.md §10, and its node classes, §9.3) decides:
+   * it leaves the latest version if it was. The review then runs in the
+   * background; pending is written in the same transaction, so a restart
+   * before the review is stored resumes it (ArchiveReview).
    */
   private async attachArchive(
     lockVersion: (manager: EntityManager) => Promise<NodeVersionEntity>,
@@ -149,17 +157,21 @@ export class NodePublishingService {
   ): Promise<NodeVersionDto> {
     const version = await this.tx.run(async (manager) => {
       const locked = await lockVersion(manager);
+      const at = new Date();
       const changes: Partial<NodeVersionEntity> = {
         archiveSha256: archive.sha256,
         downloadUrl: this.archives.downloadUrl(archive.sha256, origin),
         appNodeExtractStatus: EXTRACT_PENDING,
-        ...(locked.status === PENDING ? { status: 'NodeVersionStatusActive' as const } : {}),
+        status: PENDING,
+        statusReason: AWAITING_CHECKS,
+        updatedAt: at,
       };
       await this.repository.updateVersion(manager, locked.id, changes);
-      await this.nodes.recordVersionChange(manager, locked.nodeId, { latestMayMove: changes.status !== undefined });
+      await this.history.appendStatusChange(manager, locked.id, { status: PENDING, reason: AWAITING_CHECKS, by: 'checks' }, at);
+      await this.nodes.recordVersionChange(manager, locked.nodeId, { latestMayMove: locked.status !== PENDING });
       return Object.assign(locked, changes);
     });
-    this.extraction.start(version.id, archive.sha256);
+    this.review.start({ versionId: version.id, version: version.version, sha256: archive.sha256 });
     return toNodeVersionDto(version);
   }
 }

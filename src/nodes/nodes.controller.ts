@@ -7,13 +7,13 @@ import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeSearchQuer
 import { NodeVersionDto } from './dto/node-version.dto';
 import { DOWNLOAD_FLUSH_INTERVAL_MS } from './download-counter';
 import { NodesService } from './nodes.service';
-import { Authenticated, CurrentUser, Public } from '../auth/authenticated.decorator';
+import { CurrentUser, PublicRead } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
 
 /** Public reads of the registry. */
 @ApiTags('nodes')
-// The public catalog the package manager reads anonymously.
-@Public()
+// The public catalog the package manager reads anonymously; admins see banned nodes (docs/api-rules.md §9, §10).
+@PublicRead()
 @Controller('nodes')
 export class NodesController {
   constructor(private readonly nodes: NodesService) {}
@@ -21,10 +21,9 @@ export class NodesController {
   /**
    * Active nodes, ordered by search_ranking (highest first), then downloads, then id, unless `sort` says otherwise;
    * filtered by search, ids, change time and platform; with `comfyui_version`/`form_factor`, each node's
-   * `latest_version` is the one that app should install. A token is optional (admins may `include_banned`).
+   * `latest_version` is the one that app should install.
    */
   @Get()
-  @Authenticated({ optional: true })
   @CacheableRead()
   @ApiErrors(400)
   list(@Query() query: NodeListQueryDto, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
@@ -34,39 +33,38 @@ export class NodesController {
   /**
    * Search, by relevance: an exact id or name first, then names that start with the term, then names with a word
    * that does, then the rest. A term of 4 or more characters that matches nothing returns the nodes whose id or
-   * name is close to it instead (typos), closest first. A token is optional (admins may `include_banned`).
+   * name is close to it instead (typos), closest first.
    */
   @Get('search')
-  @Authenticated({ optional: true })
   @CacheableRead()
   @ApiErrors(400)
   search(@Query() query: NodeSearchQueryDto, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
     return this.nodes.search(query, caller);
   }
 
-  /** Detailed information about a node, with its publisher and latest version. */
+  /** Detailed information about a node, with its publisher and latest version. A banned node is 403 "node banned" but for admins. */
   @Get(':nodeId')
   // Downloads are flushed every DOWNLOAD_FLUSH_INTERVAL_MS and show here within 2 s (docs/api-rules.md §6).
   @CacheableRead({ serverTtlMs: 2000 - DOWNLOAD_FLUSH_INTERVAL_MS })
   @ApiErrors(404)
-  get(@Param('nodeId') nodeId: string): Promise<NodeDto> {
-    return this.nodes.get(nodeId);
+  get(@Param('nodeId') nodeId: string, @CurrentUser() caller?: Principal): Promise<NodeDto> {
+    return this.nodes.get(nodeId, caller);
   }
 
   /** The node's versions, newest semantic version first (deleted versions are not shown unless asked for by `statuses`). */
   @Get(':nodeId/versions')
   @CacheableRead()
-  @ApiErrors(400, 404)
-  listVersions(@Param('nodeId') nodeId: string, @Query() query: NodeVersionListQueryDto): Promise<NodeVersionDto[]> {
-    return this.nodes.listVersions(nodeId, query.statuses);
+  @ApiErrors(400, 403, 404)
+  listVersions(@Param('nodeId') nodeId: string, @Query() query: NodeVersionListQueryDto, @CurrentUser() caller?: Principal): Promise<NodeVersionDto[]> {
+    return this.nodes.listVersions(nodeId, query.statuses, caller);
   }
 
   /** One version of a node, by its id or its semantic version (e.g. `1.2.0`). */
   @Get(':nodeId/versions/:versionId')
   @CacheableRead()
-  @ApiErrors(404)
-  getVersion(@Param('nodeId') nodeId: string, @Param('versionId') versionId: string): Promise<NodeVersionDto> {
-    return this.nodes.getVersion(nodeId, versionId);
+  @ApiErrors(403, 404)
+  getVersion(@Param('nodeId') nodeId: string, @Param('versionId') versionId: string, @CurrentUser() caller?: Principal): Promise<NodeVersionDto> {
+    return this.nodes.getVersion(nodeId, versionId, caller);
   }
 
   /** The version to install, with its downloadUrl; counts one download. */
@@ -76,12 +74,13 @@ export class NodesController {
     description:
       'The node’s `latest_version` (chosen for `comfyui_version` and `form_factor` when given), or the version given ' +
       'by `version`, with its `downloadUrl`. 404 when the node or ' +
-      'version does not exist, is not installable (deleted, banned or pending) or has no archive. Each 200 counts ' +
+      'version does not exist, is not installable (only active versions are) or has no archive; 403 "node banned" for a ' +
+      'banned node (but for admins). Each 200 counts ' +
       'one download on the node (visible in `downloads` within 2 seconds); a HEAD counts none. Never cached.',
   })
   @ApiErrors(400, 404)
   install(@Param('nodeId') nodeId: string, @Query() query: InstallQueryDto, @Req() req: HttpRequest): Promise<NodeVersionDto> {
     // A HEAD (answered by this route too) looks, it does not download.
-    return this.nodes.install(nodeId, query, { countDownload: req.method === 'GET' });
+    return this.nodes.install(nodeId, query, req.user, { countDownload: req.method === 'GET' });
   }
 }

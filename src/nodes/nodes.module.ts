@@ -6,7 +6,12 @@ import { UsersModule } from '../users/users.module';
 import { ComfyNodesController } from './comfy-nodes/comfy-nodes.controller';
 import { ComfyNodesRepository } from './comfy-nodes/comfy-nodes.repository';
 import { ComfyNodesService } from './comfy-nodes/comfy-nodes.service';
-import { NodeClassExtraction } from './comfy-nodes/node-class-extraction';
+import { ArchiveReview } from './review/archive-review';
+import { VersionReviewsRepository } from './review/version-reviews.repository';
+import { VersionReviewService } from './review/version-review.service';
+import { VersionReviewController } from './review/version-review.controller';
+import { NodeModerationController } from './node-moderation.controller';
+import { NodeModerationService } from './node-moderation.service';
 import { DownloadCounter } from './download-counter';
 import { NodePublishingService } from './node-publishing.service';
 import { NodesController } from './nodes.controller';
@@ -19,7 +24,15 @@ import { UploadsController } from './uploads.controller';
 
 @Module({
   imports: [PublishersModule, UsersModule, ArchivesModule],
-  controllers: [NodesController, PublisherNodesController, UploadsController, ComfyNodesController, BulkVersionsController],
+  controllers: [
+    NodesController,
+    PublisherNodesController,
+    UploadsController,
+    ComfyNodesController,
+    BulkVersionsController,
+    VersionReviewController,
+    NodeModerationController,
+  ],
   providers: [
     NodesService,
     NodesRepository,
@@ -29,7 +42,10 @@ import { UploadsController } from './uploads.controller';
     UploadUrls,
     ComfyNodesService,
     ComfyNodesRepository,
-    NodeClassExtraction,
+    ArchiveReview,
+    VersionReviewsRepository,
+    VersionReviewService,
+    NodeModerationService,
   ],
   exports: [NodesService],
 })

@@ -6,6 +6,7 @@ import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.en
 import { NodeEntity, NodeStatus } from './entities/node.entity';
 import { PublishersService } from '../publishers/publishers.service';
 import { CatalogSortField, CatalogSortKey } from './catalog-sort';
+import type { ArchiveReviewJob } from './review/archive-review';
 import { CatalogSearch } from './search/catalog-search';
 import { containsPattern } from './search/search-sql';
 import { SUPPORTS_EVERY_PLATFORM } from './compatibility/platforms';
@@ -35,8 +36,8 @@ export interface NodeListFilter {
   limit: number;
 }
 
-/** A node that may be close to a search term, with what the listing's order needs. */
-export type CloseCandidate = Pick<NodeEntity, 'id' | 'name' | 'searchRanking' | 'downloads'>;
+/** A node that may be close to a search term. */
+export type CloseCandidate = Pick<NodeEntity, 'id' | 'name'>;
 
 /** How a page is ordered: the listing's order (docs/api-rules.md §3), a sort, or relevance to a search term (§9.2). */
 export type NodeListOrder = { by: 'listing' } | { by: 'sort'; keys: CatalogSortKey[] } | { by: 'relevance'; term: string };
@@ -104,7 +105,7 @@ export class NodesRepository {
   private async idsInListingOrder(filter: NodeListFilter, total: number): Promise<string[]> {
     const backward = 2 * filter.offset + filter.limit > total;
     const fromEnd = total - filter.offset;
-    const rows = await inListingOrder(this.catalogQuery(filter), backward)
+    const rows = await inListingOrder(this.catalogQuery(filter), { backward })
       .select('node.id', 'id')
       .offset(backward ? Math.max(0, fromEnd - filter.limit) : filter.offset)
       .limit(backward ? Math.min(filter.limit, fromEnd) : filter.limit)
@@ -117,7 +118,8 @@ export class NodesRepository {
   private async idsInOrder(filter: NodeListFilter, order: Exclude<NodeListOrder, { by: 'listing' }>): Promise<string[]> {
     const query = this.catalogQuery(filter).select('node.id', 'id');
     if (order.by === 'relevance') {
-      inListingOrder(query.addSelect(RELEVANCE_RANK, 'relevance').setParameters(relevanceParameters(order.term)).orderBy('relevance', 'ASC'), false, true);
+      query.addSelect(RELEVANCE_RANK, 'relevance').setParameters(relevanceParameters(order.term)).orderBy('relevance', 'ASC');
+      inListingOrder(query, { after: true });
     } else {
       order.keys.forEach(({ field, descending }, index) => {
         query.addSelect(this.sortExpression(field), `sort_${index}`).addOrderBy(`sort_${index}`, descending ? 'DESC' : 'ASC');
@@ -134,7 +136,7 @@ export class NodesRepository {
       downloads: 'node.downloads',
       name: 'LOWER(node.name)',
       created_at: 'node.created_at',
-      last_updated: 'node.updated_at',
+      last_updated: LAST_CHANGED,
       rating: 'node.rating',
       github_stars: 'node.github_stars',
       search_ranking: 'node.search_ranking',
@@ -144,23 +146,12 @@ export class NodesRepository {
 
   /**
    * Up to `limit` listed nodes the filter selects (its search left out)
-   * whose id or name may be close to `term`, from the trigram index; the
-   * caller scores them (see fuzzy-match.ts).
+   * whose id or name shares most trigrams with `term`, ties in the listing's
+   * order: the candidates the caller scores (see fuzzy-match.ts).
    */
   async closeToCandidates(term: string, filter: NodeListFilter, limit: number): Promise<CloseCandidate[]> {
-    const query = this.catalogQuery({ ...filter, search: undefined })
-      .select('node.id', 'id')
-      .addSelect('node.name', 'name')
-      .addSelect('node.search_ranking', 'searchRanking')
-      .addSelect('node.downloads', 'downloads');
-    const rows = await this.search.closeTo(query, 'node', term, limit).getRawMany<CloseCandidate>();
-    // PostgreSQL's driver returns no numbers for some integer types; both columns are plain integers.
-    return rows.map((row) => ({ ...row, searchRanking: Number(row.searchRanking), downloads: Number(row.downloads) }));
-  }
-
-  /** The nodes with these ids, with their latest versions, in that order. */
-  nodesByIds(ids: string[]): Promise<NodeEntity[]> {
-    return this.nodesInOrder(ids);
+    const query = this.catalogQuery({ ...filter, search: undefined }).select('node.id', 'id').addSelect('node.name', 'name');
+    return inListingOrder(this.search.closeTo(query, 'node', term), { after: true }).limit(limit).getRawMany<CloseCandidate>();
   }
 
   /** The publisher's nodes with one of `statuses`, with their latest versions, newest first. */
@@ -196,7 +187,7 @@ export class NodesRepository {
   }
 
   /** The nodes of `ids` with their latest versions, in that order (an id whose row is gone is left out). */
-  private async nodesInOrder(ids: string[]): Promise<NodeEntity[]> {
+  async nodesInOrder(ids: string[]): Promise<NodeEntity[]> {
     if (ids.length === 0) return [];
     const found = await this.dataSource.manager.find(NodeEntity, { where: { id: In(ids) }, relations: { latestVersion: true } });
     const byId = new Map(found.map((node) => [node.id, node]));
@@ -244,6 +235,11 @@ export class NodesRepository {
   /** Sets the given columns (one UPDATE; save() would SELECT the row first). */
   async updateNode(manager: EntityManager, nodeId: string, changes: Partial<NodeEntity>): Promise<void> {
     await manager.update(NodeEntity, { id: nodeId }, columns(changes));
+  }
+
+  /** Every node of the publisher that is not deleted gets `status` (a publisher's ban). */
+  async setPublisherNodesStatus(manager: EntityManager, publisherId: string, status: NodeStatus, detail: string): Promise<void> {
+    await manager.update(NodeEntity, { publisherId, status: Not('NodeStatusDeleted') }, { status, statusDetail: detail, updatedAt: new Date() });
   }
 
   /** Sets the given columns if the node's status is still the one the caller read and checked; false when it changed (nothing written). */
@@ -332,18 +328,36 @@ export class NodesRepository {
       .where(`node.status = 'NodeStatusActive'`)
       .andWhere('node.id IN (SELECT node_id FROM node_versions WHERE id IN (:...versionIds))', { versionIds })
       .andWhere('latest.id IN (:...versionIds)', { versionIds });
-    return inListingOrder(query, false).getMany();
+    return inListingOrder(query).getMany();
   }
 
-  /** The versions whose node classes are still to be extracted from their archive (docs/api-rules.md §9.3). */
-  versionsAwaitingExtraction(): Promise<Pick<NodeVersionEntity, 'id' | 'archiveSha256'>[]> {
-    // The status is a literal so both planners can use the partial index of pending versions.
-    return this.dataSource.manager
-      .createQueryBuilder(NodeVersionEntity, 'version')
-      .select(['version.id', 'version.archiveSha256'])
-      .where(`version.appNodeExtractStatus = 'pending'`)
-      .andWhere('version.archiveSha256 IS NOT NULL')
-      .getMany();
+  /**
+   * The archives still waiting for their review (docs/api-rules.md §9.3, §10):
+   * of versions pending with an archive (checks), or whose node classes are
+   * still to be extracted. Each from its partial index (the literals let
+   * both planners use them).
+   */
+  async archivesAwaitingReview(): Promise<ArchiveReviewJob[]> {
+    const waiting = (condition: string) =>
+      this.dataSource.manager
+        .createQueryBuilder(NodeVersionEntity, 'version')
+        .select(['version.id', 'version.version', 'version.archiveSha256'])
+        .where(condition)
+        .andWhere('version.archiveSha256 IS NOT NULL')
+        .getMany();
+    const versions = [...(await waiting(`version.status = 'NodeVersionStatusPending'`)), ...(await waiting(`version.appNodeExtractStatus = 'pending'`))];
+    const jobs = new Map(versions.map((v) => [v.id, { versionId: v.id, version: v.version, sha256: v.archiveSha256 as string }]));
+    return [...jobs.values()];
+  }
+
+  /** The admin queue (docs/api-rules.md §10): versions with one of `statuses`, oldest first, and how many there are. */
+  versionQueue(statuses: NodeVersionStatus[], offset: number, limit: number): Promise<[NodeVersionEntity[], number]> {
+    return this.dataSource.manager.findAndCount(NodeVersionEntity, {
+      where: { status: In(statuses) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
   }
 
   /** Adds each node's count to its downloads, one atomic increment per node (no read-modify-write). */
@@ -386,26 +400,41 @@ function columns(node: Partial<NodeEntity>): QueryDeepPartialEntity<NodeEntity> 
   return node as QueryDeepPartialEntity<NodeEntity>;
 }
 
-/** The listing's order (docs/api-rules.md §3), or its exact reverse: the order of the partial catalog index; `after` keeps an earlier order first. */
-function inListingOrder<T extends NodeEntity>(query: SelectQueryBuilder<T>, backward: boolean, after = false): SelectQueryBuilder<T> {
+/**
+ * Orders `query` in the listing's order (docs/api-rules.md §3), the order of
+ * the partial catalog index: `backward` is its exact reverse; `after` keeps
+ * the query's own order first and breaks its ties this way.
+ */
+function inListingOrder<T extends NodeEntity>(query: SelectQueryBuilder<T>, { backward = false, after = false } = {}): SelectQueryBuilder<T> {
   const [first, second] = backward ? (['ASC', 'DESC'] as const) : (['DESC', 'ASC'] as const);
   const start = after ? query.addOrderBy('node.searchRanking', first) : query.orderBy('node.searchRanking', first);
   return start.addOrderBy('node.downloads', first).addOrderBy('node.id', second);
 }
 
-/** Whether the filter selects the whole listed catalog, whose size the triggers keep. */
-function isWholeCatalog(filter: NodeListFilter): boolean {
-  const { offset: _offset, limit: _limit, ...parts } = filter;
-  return Object.values(parts).every((part) => part === undefined || part === false || part === '');
+/** Whether the filter selects the whole listed catalog, whose size the triggers keep: it narrows by nothing. */
+function isWholeCatalog({ search, changedAfter, normalizedIds, repositorySearch, providingVersionIds, os, accelerator, includeBanned }: NodeListFilter): boolean {
+  return [search, changedAfter, normalizedIds, repositorySearch, providingVersionIds, os, accelerator].every((part) => part === undefined) && !includeBanned;
 }
+
+/** When a version of the node last changed (its own change time, else its creation). */
+const LAST_VERSION_CHANGE = `(SELECT MAX(COALESCE(changed.updated_at, changed.created_at)) FROM node_versions changed WHERE changed.node_id = node.id)`;
+
+/**
+ * `last_updated` (docs/api-rules.md §9.1): the node's own change or its
+ * versions' latest, whichever is later (a changelog edit changes only its
+ * version's row).
+ */
+const LAST_CHANGED = `CASE WHEN ${LAST_VERSION_CHANGE} > node.updated_at THEN ${LAST_VERSION_CHANGE} ELSE node.updated_at END`;
 
 /**
  * Search relevance (docs/api-rules.md §9.2), lower first: the id or name is
- * the term, the name starts with it, a word of the name does, anything else.
+ * the term, the name starts with it, a word of the name (after a space, `-`
+ * or `_`) does, anything else.
  */
 const RELEVANCE_RANK = `CASE WHEN node.normalized_id = :relevanceExact OR LOWER(node.name) = :relevanceExact THEN 0
     WHEN LOWER(node.name) LIKE :relevancePrefix ESCAPE '!' THEN 1
-    WHEN LOWER(node.name) LIKE :relevanceWord ESCAPE '!' OR LOWER(node.name) LIKE :relevanceHyphenWord ESCAPE '!' THEN 2
+    WHEN LOWER(node.name) LIKE :relevanceWord ESCAPE '!' OR LOWER(node.name) LIKE :relevanceHyphenWord ESCAPE '!'
+      OR LOWER(node.name) LIKE :relevanceUnderscoreWord ESCAPE '!' THEN 2
     ELSE 3 END`;
 
 /** RELEVANCE_RANK's parameters for a term. */
@@ -417,6 +446,7 @@ function relevanceParameters(term: string): Record<string, string> {
     relevancePrefix: `${escaped}%`,
     relevanceWord: `% ${escaped}%`,
     relevanceHyphenWord: `%-${escaped}%`,
+    relevanceUnderscoreWord: `%!_${escaped}%`,
   };
 }
 

@@ -25,7 +25,7 @@ import {
   NodeListDto,
   NodeListQueryDto,
   NodeSearchQueryDto,
-  PlatformFilterQueryDto,
+  CatalogQueryDto,
   UpdateNodeDto,
 } from './dto/node.dto';
 import { BulkNodeVersionResultDto, BulkNodeVersionsDto, NodeVersionIdentifierDto } from './dto/bulk-versions.dto';
@@ -35,6 +35,7 @@ import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.en
 import { NodeEntity, NodeStatus } from './entities/node.entity';
 import { parseCatalogSort } from './catalog-sort';
 import { ComfyNodesRepository } from './comfy-nodes/comfy-nodes.repository';
+import { StatusChange, VersionReviewsRepository } from './review/version-reviews.repository';
 import { compatibilityTarget, CompatibilityTarget, pickCompatibleVersion } from './compatibility/compatible-version';
 import { ACCELERATOR_FAMILIES, OS_FAMILIES, spellingsOfFamily } from './compatibility/platforms';
 import { CLOSE_MATCH_MIN_LENGTH, CLOSE_MATCH_THRESHOLD, closeness } from './search/fuzzy-match';
@@ -47,11 +48,16 @@ const ADMIN_ONLY_NODE_FIELDS = adminOnlyFields(NodeFieldsDto);
 
 const ADMIN_ONLY_VERSION_FIELDS = ['status', 'status_reason'] as const;
 
-/** Versions that /install hands out (deleted, banned and pending ones are not). */
-const INSTALLABLE_STATUSES = new Set<NodeVersionStatus>(['NodeVersionStatusActive', 'NodeVersionStatusFlagged']);
+/** Only active versions install: pending, flagged, banned and deleted ones never do (docs/api-rules.md §10). */
+const INSTALLABLE = 'NodeVersionStatusActive';
 
 function describeUninstallable(version: NodeVersionEntity): string {
-  return INSTALLABLE_STATUSES.has(version.status) ? 'it has no archive' : `its status is ${version.status}`;
+  return version.status === INSTALLABLE ? 'it has no archive' : `its status is ${version.status}`;
+}
+
+/** 403 for a banned node, except for admins (docs/api-rules.md §10). */
+function assertNotBanned(node: Pick<NodeEntity, 'status'>, caller: Principal | undefined): void {
+  if (node.status === 'NodeStatusBanned' && !caller?.isAdmin) throw new ForbiddenException('node banned');
 }
 
 /** 400 unless `version` is a semantic version without build metadata. */
@@ -82,7 +88,7 @@ function assertBodyIdMatches(nodeId: string, input: { id?: string }): void {
   }
 }
 
-/** How many nodes close to a search term are scored (CatalogSearch.closeTo): the likeliest of them, by the index. */
+/** How many nodes close to a search term are scored (CatalogSearch.closeTo): those sharing most trigrams with it. */
 const CLOSE_MATCH_CANDIDATES = 200;
 
 /** The `node_id` filter's lower-cased ids (both spellings of the parameter); 400 past MAX_NODE_ID_FILTER. */
@@ -92,6 +98,11 @@ function nodeIdFilter(query: NodeListQueryDto): string[] | undefined {
     throw new BadRequestException(`node_id takes at most ${MAX_NODE_ID_FILTER} values (${ids.length} given)`);
   }
   return ids.length > 0 ? [...new Set(ids.map((id) => id.toLowerCase()))] : undefined;
+}
+
+/** What a catalog or install request says it runs on (`comfyui_version`, or its alias `app_version`, and `form_factor`). */
+function compatibilityTargetOf(query: { comfyui_version?: string; app_version?: string; form_factor?: string }): CompatibilityTarget | undefined {
+  return compatibilityTarget(query.comfyui_version ?? query.app_version, query.form_factor);
 }
 
 /** Equal as JSON, an absent value (a column a new node leaves NULL) being null. */
@@ -107,19 +118,22 @@ export class NodesService {
     private readonly tx: TransactionRunner,
     private readonly downloads: DownloadCounter,
     private readonly comfyNodes: ComfyNodesRepository,
+    private readonly history: VersionReviewsRepository,
   ) {}
 
-  /** The public read: deleted nodes do not exist for it. */
-  get(nodeId: string): Promise<NodeDto> {
-    return this.display(nodeId, { includeDeleted: false });
+  /** The public read: deleted nodes do not exist for it, banned ones are 403 but for admins. */
+  async get(nodeId: string, caller?: Principal): Promise<NodeDto> {
+    const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
+    if (!node || node.status === 'NodeStatusDeleted') throw new NotFoundException(`node '${nodeId}' not found`);
+    assertNotBanned(node, caller);
+    const [dto] = await this.toDtos([node]);
+    return dto;
   }
 
-  /** The node as every route shows it; writes show what they wrote, even a node an admin just deleted. */
-  private async display(nodeId: string, { includeDeleted }: { includeDeleted: boolean }): Promise<NodeDto> {
+  /** The node as a write's reply shows it: what the write left, even a node an admin just deleted or banned. */
+  private async display(nodeId: string): Promise<NodeDto> {
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
-    if (!node || (node.status === 'NodeStatusDeleted' && !includeDeleted)) {
-      throw new NotFoundException(`node '${nodeId}' not found`);
-    }
+    if (!node) throw new NotFoundException(`node '${nodeId}' not found`);
     const [dto] = await this.toDtos([node]);
     return dto;
   }
@@ -134,7 +148,7 @@ export class NodesService {
     };
     const order: NodeListOrder = query.sort ? { by: 'sort', keys: parseCatalogSort(query.sort) } : { by: 'listing' };
     const page = await this.nodes.listNodes(filter, order);
-    await this.chooseCompatibleVersions(page.nodes, compatibilityTarget(query.comfyui_version ?? query.app_version, query.form_factor));
+    await this.chooseCompatibleVersions(page.nodes, compatibilityTargetOf(query));
     return this.toPage(page, query);
   }
 
@@ -158,19 +172,23 @@ export class NodesService {
     return this.toPage(page, query);
   }
 
-  /** The listed nodes close to `term` (fuzzy-match.ts), closest first, ties in the listing's order, paged as `filter` says. */
+  /**
+   * The listed nodes close to `term` (fuzzy-match.ts), closest first, ties
+   * in the candidates' order (most shared trigrams, then the listing's),
+   * paged as `filter` says.
+   */
   private async closeTo(term: string, filter: NodeListFilter): Promise<NodePage> {
     const candidates = await this.nodes.closeToCandidates(term, filter, CLOSE_MATCH_CANDIDATES);
     const close = candidates
-      .map((candidate) => ({ ...candidate, closeness: closeness(term, [candidate.id, candidate.name]) }))
+      .map((candidate) => ({ id: candidate.id, closeness: closeness(term, [candidate.id, candidate.name]) }))
       .filter((candidate) => candidate.closeness >= CLOSE_MATCH_THRESHOLD)
-      .sort((a, b) => b.closeness - a.closeness || b.searchRanking - a.searchRanking || b.downloads - a.downloads || (a.id < b.id ? -1 : 1));
+      .sort((a, b) => b.closeness - a.closeness);
     const ids = close.slice(filter.offset, filter.offset + filter.limit).map(({ id }) => id);
-    return { nodes: await this.nodes.nodesByIds(ids), total: close.length };
+    return { nodes: await this.nodes.nodesInOrder(ids), total: close.length };
   }
 
   /** The platform and ban filters, and the page, that catalog reads and searches share. */
-  private platformFilter(query: PlatformFilterQueryDto, caller: Principal | undefined): NodeListFilter {
+  private platformFilter(query: CatalogQueryDto, caller: Principal | undefined): NodeListFilter {
     return {
       os: query.supported_os ? spellingsOfFamily(OS_FAMILIES, query.supported_os) : undefined,
       accelerator: query.supported_accelerator ? spellingsOfFamily(ACCELERATOR_FAMILIES, query.supported_accelerator) : undefined,
@@ -209,7 +227,7 @@ export class NodesService {
   async listPublisherNodes(publisherId: string, caller: Principal | undefined, includeBanned: boolean): Promise<NodeDto[]> {
     await this.publishers.requirePublisher(publisherId);
     const mayListBanned =
-      includeBanned && caller !== undefined && (caller.isAdmin || (await this.publishers.roleOf(publisherId, caller.id)) !== null);
+      includeBanned && caller !== undefined && (caller.isAdmin || (await this.publishers.roleOf(publisherId, caller)) !== null);
     const statuses: NodeStatus[] = mayListBanned ? ['NodeStatusActive', 'NodeStatusBanned'] : ['NodeStatusActive'];
     return this.toDtos(await this.nodes.publisherNodes(publisherId, statuses));
   }
@@ -258,7 +276,7 @@ export class NodesService {
       }
       await this.insertNewNode(manager, caller, publisherId, input.id, input);
     });
-    return this.display(input.id, { includeDeleted: true });
+    return this.display(input.id);
   }
 
   /**
@@ -366,15 +384,15 @@ export class NodesService {
     return node;
   }
 
-  async listVersions(nodeId: string, statuses?: NodeVersionStatus[]): Promise<NodeVersionDto[]> {
-    const node = await this.requireVisibleNode(nodeId);
+  async listVersions(nodeId: string, statuses: NodeVersionStatus[] | undefined, caller?: Principal): Promise<NodeVersionDto[]> {
+    const node = await this.requireVisibleNode(nodeId, caller);
     const versions = await this.nodes.listVersions(node.id, statuses);
     return versions.sort(bySemverDescending).map(toNodeVersionDto);
   }
 
   /** GET /nodes/{nodeId}/versions/{versionId}: by id or semantic version; deleted versions do not exist for it. */
-  async getVersion(nodeId: string, versionId: string): Promise<NodeVersionDto> {
-    const node = await this.requireVisibleNode(nodeId);
+  async getVersion(nodeId: string, versionId: string, caller?: Principal): Promise<NodeVersionDto> {
+    const node = await this.requireVisibleNode(nodeId, caller);
     const version = await this.nodes.readVersion(node.id, versionId);
     if (!version || version.status === 'NodeVersionStatusDeleted') {
       throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
@@ -388,14 +406,13 @@ export class NodesService {
    * asked for) with its downloadUrl, counting one download. 404 for
    * anything that cannot be installed, so a client has one case to handle.
    */
-  async install(nodeId: string, query: InstallQueryDto, { countDownload }: { countDownload: boolean }): Promise<NodeVersionDto> {
+  async install(nodeId: string, query: InstallQueryDto, caller: Principal | undefined, { countDownload }: { countDownload: boolean }): Promise<NodeVersionDto> {
     const requested = query.version;
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
-    if (!node || node.status !== 'NodeStatusActive') {
-      throw new NotFoundException(`node '${nodeId}' not found or not installable`);
-    }
+    if (!node || node.status === 'NodeStatusDeleted') throw new NotFoundException(`node '${nodeId}' not found`);
+    assertNotBanned(node, caller);
     if (requested === undefined) {
-      await this.chooseCompatibleVersions([node], compatibilityTarget(query.comfyui_version ?? query.app_version, query.form_factor));
+      await this.chooseCompatibleVersions([node], compatibilityTargetOf(query));
     }
     const version =
       requested === undefined ? node.latestVersion : await this.nodes.readVersion(node.id, requested);
@@ -404,19 +421,20 @@ export class NodesService {
         requested === undefined ? `node '${node.id}' has no installable version` : `version '${requested}' of node '${node.id}' not found`,
       );
     }
-    if (!INSTALLABLE_STATUSES.has(version.status) || !version.downloadUrl) {
+    if (version.status !== INSTALLABLE || !version.downloadUrl) {
       throw new NotFoundException(`version '${version.version}' of node '${node.id}' is not installable (${describeUninstallable(version)})`);
     }
     if (countDownload) this.downloads.count(node.id);
     return toNodeVersionDto(version);
   }
 
-  /** A node that public reads may show: 404 when unknown or deleted. */
-  private async requireVisibleNode(nodeId: string): Promise<NodeEntity> {
+  /** A node that public reads may show: 404 when unknown or deleted, 403 when banned (but for admins). */
+  private async requireVisibleNode(nodeId: string, caller: Principal | undefined): Promise<NodeEntity> {
     const node = await this.nodes.findNode(nodeId.toLowerCase());
     if (!node || node.status === 'NodeStatusDeleted') {
       throw new NotFoundException(`node '${nodeId}' not found`);
     }
+    assertNotBanned(node, caller);
     return node;
   }
 
@@ -429,22 +447,19 @@ export class NodesService {
     assertValidVersionNumber(input.version);
     return this.tx.run(async (manager) => {
       const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
-      const version = await this.addVersion(manager, node, input, 'NodeVersionStatusActive');
+      const version = await this.addVersion(manager, node, input, { status: 'NodeVersionStatusActive', reason: null, by: caller.id });
       return toNodeVersionDto(version);
     });
   }
 
   /**
    * Inserts a version of a node locked by the caller's transaction (409 when
-   * the node already has that version) and records the change on the node.
-   * The version number must have passed assertValidVersionNumber.
+   * the node already has that version) with its first status, which its
+   * history records, and records the change on the node. The version number
+   * must have passed assertValidVersionNumber.
    */
-  async addVersion(
-    manager: EntityManager,
-    node: NodeEntity,
-    input: CreateNodeVersionDto,
-    status: NodeVersionStatus,
-  ): Promise<NodeVersionEntity> {
+  async addVersion(manager: EntityManager, node: NodeEntity, input: CreateNodeVersionDto, initial: StatusChange): Promise<NodeVersionEntity> {
+    const { status } = initial;
     if (await this.nodes.findVersionByNumber(manager, node.id, input.version)) {
       throw new ConflictException(`node '${node.id}' already has version '${input.version}'`);
     }
@@ -460,7 +475,7 @@ export class NodesService {
         downloadUrl: input.downloadUrl ?? null,
         archiveSha256: null,
         status,
-        statusReason: null,
+        statusReason: initial.reason,
         appNodeExtractStatus: null,
         supportedOs: input.supported_os ?? [],
         supportedAccelerators: input.supported_accelerators ?? [],
@@ -471,6 +486,7 @@ export class NodesService {
         createdAt: new Date(),
       }),
     );
+    await this.history.appendStatusChange(manager, version.id, initial, version.createdAt);
     await this.recordVersionChange(manager, node.id, { latestMayMove: status === 'NodeVersionStatusActive' });
     return version;
   }
@@ -521,6 +537,25 @@ export class NodesService {
       return latestMayMove ? this.tx.run(write) : this.tx.runStatement(write);
     });
     return toNodeVersionDto(version);
+  }
+
+  /**
+   * A version of the publisher's node, in any status, for a read that only
+   * its members and admins may make (its review record, which says why it
+   * was banned or deleted too): lockPublisherNode's checks, without a lock.
+   */
+  async memberVersion(caller: Principal, publisherId: string, nodeId: string, versionId: string): Promise<NodeVersionEntity> {
+    const node = await this.publisherNode(this.tx.reads, caller, publisherId, nodeId, {});
+    const version = await this.nodes.findVersion(this.tx.reads, node.id, versionId);
+    if (!version) throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
+    return version;
+  }
+
+  /** The node, locked for the rest of the caller's transaction, for an admin's write: 404 only when it does not exist. */
+  async lockNodeForAdmin(manager: EntityManager, nodeId: string): Promise<NodeEntity> {
+    const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, this.tx.lockForUpdate());
+    if (!node) throw new NotFoundException(`node '${nodeId}' not found`);
+    return node;
   }
 
   /**
@@ -584,7 +619,7 @@ export class NodesService {
    * deleted is still shown.
    */
   displayAfterWrite(nodeId: string): Promise<NodeDto> {
-    return this.display(nodeId, { includeDeleted: true });
+    return this.display(nodeId);
   }
 
   /**
@@ -617,7 +652,7 @@ export class NodesService {
     lock: Pick<FindOneOptions, 'lock'>,
   ): Promise<{ node: NodeEntity; role: PublisherRole | null } | null> {
     const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, lock);
-    return node && { node, role: await this.publishers.roleOf(node.publisherId, caller.id, manager) };
+    return node && { node, role: await this.publishers.roleOf(node.publisherId, caller, manager) };
   }
 
   /** lockPublisherNode's checks, on what was read of the node and the caller's role in its publisher (null: no node). */

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req } from '@
 import { CacheableRead, WritesPublicContent } from '../common/http/http-caching';
 import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
+import { Authenticated, CurrentUser, PublicRead } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
 import { HttpRequest, requestOrigin } from '../common/http/http-request';
 import { RawBody } from '../common/http/json-body-limits';
@@ -30,7 +30,7 @@ export class PublisherNodesController {
 
   /** The publisher's nodes that are not deleted, newest first (banned ones too for its members and admins who ask). */
   @Get()
-  @Authenticated({ optional: true })
+  @PublicRead()
   @CacheableRead()
   @ApiErrors(400, 404)
   list(

@@ -1,10 +1,10 @@
-import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
 import { CacheableRead, WritesPublicContent } from '../common/http/http-caching';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { AddMemberDto, CreatePublisherDto, PublisherDto, PublisherMemberDto } from './dto/publisher.dto';
+import { AddMemberDto, CreatePublisherDto, PublisherDto, PublisherMemberDto, UpdatePublisherDto } from './dto/publisher.dto';
 import { PublishersService } from './publishers.service';
 
 @ApiTags('publishers')
@@ -29,6 +29,24 @@ export class PublishersController {
   @ApiErrors(404)
   get(@Param('publisherId') publisherId: string, @CurrentUser() viewer?: Principal): Promise<PublisherDto> {
     return this.publishers.get(publisherId, viewer);
+  }
+
+  /**
+   * Updates the publisher (owners and admins only) as a JSON merge-patch: an
+   * omitted field stays, null clears it (not `name`). Server-managed fields
+   * (`createdAt`, `members`, `status`) are accepted and ignored, so a GET →
+   * edit → PUT round trip works; a body `id` must equal the path's. The reply
+   * is GET /publishers/{publisherId}'s.
+   */
+  @Put(':publisherId')
+  @Authenticated()
+  @ApiErrors(400, 403, 404)
+  update(
+    @CurrentUser() caller: Principal,
+    @Param('publisherId') publisherId: string,
+    @Body() body: UpdatePublisherDto,
+  ): Promise<PublisherDto> {
+    return this.publishers.update(caller, publisherId, body);
   }
 
   /** Adds a member (owners and admins only). */

@@ -37,11 +37,6 @@ export class PublishersRepository {
     return manager.findOneBy(PublisherMemberEntity, { publisherId, userId });
   }
 
-  /** The user's role in the publisher; null when not a member. */
-  async roleOf(publisherId: string, userId: string, manager: EntityManager = this.dataSource.manager): Promise<PublisherRole | null> {
-    return (await this.findMembership(publisherId, userId, manager))?.role ?? null;
-  }
-
   /** The publisher and the user's role in it (null when not a member), in one query; null when there is no such publisher. */
   async findWithRole(
     publisherId: string,
@@ -71,6 +66,12 @@ export class PublishersRepository {
   /** INSERT, not save(): save() would update a publisher that a concurrent request created first. */
   async insertPublisher(manager: EntityManager, publisher: PublisherEntity): Promise<void> {
     await manager.insert(PublisherEntity, publisher);
+  }
+
+  /** Sets the given columns; false when there is no such publisher. */
+  async updatePublisher(manager: EntityManager, id: string, changes: Partial<PublisherEntity>): Promise<boolean> {
+    const { affected } = await manager.update(PublisherEntity, { id }, changes);
+    return affected === 1;
   }
 
   insertMember(manager: EntityManager, member: PublisherMemberEntity): Promise<PublisherMemberEntity> {

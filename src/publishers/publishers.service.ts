@@ -1,11 +1,11 @@
-import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { UsersService } from '../users/users.service';
-import { AddMemberDto, CreatePublisherDto, PublisherDto, PublisherMemberDto } from './dto/publisher.dto';
-import { toPublisherDto, toPublisherMemberDto } from './dto/publisher.mapper';
+import { AddMemberDto, CreatePublisherDto, PublisherDto, PublisherMemberDto, UpdatePublisherDto } from './dto/publisher.dto';
+import { publisherChanges, toPublisherDto, toPublisherMemberDto } from './dto/publisher.mapper';
 import { PublisherMemberEntity, PublisherRole } from './entities/publisher-member.entity';
 import { PublisherEntity } from './entities/publisher.entity';
 import { PublishersRepository } from './publishers.repository';
@@ -13,6 +13,16 @@ import { PublishersRepository } from './publishers.repository';
 function publisherNotFound(publisherId: string): NotFoundException {
   return new NotFoundException(`publisher '${publisherId}' not found`);
 }
+
+/**
+ * Whether the user's membership is suspended: a banned publisher refuses its
+ * members (docs/api-rules.md §10), admins excepted (the callers check that).
+ */
+function isSuspendedMember({ publisher, role }: { publisher: PublisherEntity; role: PublisherRole | null }): boolean {
+  return role !== null && publisher.status === 'PublisherStatusBanned';
+}
+
+const PUBLISHER_BANNED = 'publisher banned';
 
 @Injectable()
 export class PublishersService {
@@ -39,6 +49,7 @@ export class PublishersService {
           support: input.support ?? null,
           sourceCodeRepo: input.source_code_repo ?? null,
           logo: input.logo ?? null,
+          status: 'PublisherStatusActive',
           createdAt: now,
         }),
       );
@@ -66,9 +77,45 @@ export class PublishersService {
     return this.publishers.nameExpression(publisherIdColumn);
   }
 
-  /** The user's role in the publisher; null when not a member (or no such publisher). */
-  roleOf(publisherId: string, userId: string, manager?: EntityManager): Promise<PublisherRole | null> {
-    return this.publishers.roleOf(publisherId, userId, manager);
+  /**
+   * PUT /publishers/{publisherId} (owners and admins): a merge-patch of the
+   * publisher's fields; the reply is GET /publishers/{publisherId}'s.
+   */
+  async update(caller: Principal, publisherId: string, input: UpdatePublisherDto): Promise<PublisherDto> {
+    if (input.id !== undefined && input.id !== publisherId) {
+      throw new BadRequestException(`id '${input.id}' in the body does not match publisher '${publisherId}' in the path`);
+    }
+    const changes = publisherChanges(input);
+    await this.tx.run(async (manager) => {
+      await this.requireRole(caller, publisherId, 'owner', manager);
+      // A round trip may send only server-managed fields: nothing to write (and TypeORM refuses an empty UPDATE).
+      if (Object.keys(changes).length > 0) await this.publishers.updatePublisher(manager, publisherId, changes);
+    });
+    return this.get(publisherId, caller);
+  }
+
+  /**
+   * Bans the publisher, inside the caller's transaction (the nodes module
+   * bans its nodes in the same one); 404 when it does not exist.
+   */
+  async ban(manager: EntityManager, publisherId: string): Promise<void> {
+    if (!(await this.publishers.updatePublisher(manager, publisherId, { status: 'PublisherStatusBanned' }))) {
+      throw publisherNotFound(publisherId);
+    }
+  }
+
+  /**
+   * The caller's role in the publisher; null when not a member (or no such
+   * publisher). A member of a banned publisher who is not an admin is refused
+   * here with 403, so every caller that passes the role on to assertRole
+   * refuses them too.
+   */
+  async roleOf(publisherId: string, caller: Principal, manager?: EntityManager): Promise<PublisherRole | null> {
+    const found = await this.publishers.findWithRole(publisherId, caller.id, manager);
+    if (found && isSuspendedMember(found) && !caller.isAdmin) {
+      throw new ForbiddenException(PUBLISHER_BANNED);
+    }
+    return found?.role ?? null;
   }
 
   /** Adds a user to the publisher (owners and admins only). */
@@ -86,7 +133,8 @@ export class PublishersService {
 
   /**
    * The publisher whose nodes the caller wants to change: 404 when it does not
-   * exist, 403 when the caller is neither a member nor an admin.
+   * exist, 403 when the caller is neither a member nor an admin, or a member
+   * of a banned publisher.
    */
   requireNodeManager(caller: Principal, publisherId: string, manager?: EntityManager): Promise<PublisherEntity> {
     return this.requireRole(caller, publisherId, 'member', manager);
@@ -101,6 +149,9 @@ export class PublishersService {
     const found = await this.publishers.findWithRole(publisherId, caller.id, manager);
     if (!found) {
       throw publisherNotFound(publisherId);
+    }
+    if (!caller.isAdmin && isSuspendedMember(found)) {
+      throw new ForbiddenException(PUBLISHER_BANNED);
     }
     this.assertRole(caller, publisherId, found.role, role);
     return found.publisher;

@@ -52,6 +52,7 @@ export interface PublicPublisher {
   members?: PublicPublisherMember[];
   name?: string;
   source_code_repo?: string;
+  status?: 'PublisherStatusActive' | 'PublisherStatusBanned';
   support?: string;
   website?: string;
 }

@@ -11,7 +11,7 @@ function crc32(bytes: Buffer): number {
 }
 
 /** Little-endian fields of the given byte widths. */
-function fields(...values: [width: 2 | 4, value: number][]): Buffer {
+export function fields(...values: [width: 2 | 4, value: number][]): Buffer {
   const out = Buffer.alloc(values.reduce((sum, [width]) => sum + width, 0));
   let offset = 0;
   for (const [width, value] of values) offset = width === 2 ? out.writeUInt16LE(value, offset) : out.writeUInt32LE(value, offset);

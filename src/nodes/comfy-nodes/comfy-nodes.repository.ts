@@ -50,6 +50,11 @@ export class ComfyNodesRepository {
     }
   }
 
+  /** Why the version's extraction failed, if it did and the reason is known. */
+  async failureReason(manager: EntityManager, nodeVersionId: string): Promise<string | null> {
+    return (await manager.findOneBy(ComfyNodeExtractionFailureEntity, { nodeVersionId }))?.reason ?? null;
+  }
+
   /** Records why the version's extraction failed; null: it did not (any earlier reason is removed). */
   async setFailureReason(manager: EntityManager, nodeVersionId: string, reason: string | null): Promise<void> {
     if (reason === null) {

@@ -1,7 +1,6 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../../auth/principal';
-import { PublicReadCache } from '../../common/http/public-read-cache';
 import { PageQueryDto, totalPages } from '../../common/pagination/page-query.dto';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { NodeDto } from '../dto/node.dto';
@@ -22,6 +21,12 @@ const MAX_NAME_LENGTH = 256;
 
 /** A class's fields as the replies name them, whichever way they were learnt. */
 type ComfyNodeFields = Omit<ComfyNodeInputDto, 'comfy_node_name' | 'policy'>;
+
+/** A version's extraction status and, when it failed, why (if known). */
+export interface ExtractionState {
+  status: string | null;
+  reason: string | null;
+}
 
 /** What a version's extraction came to, as found in its archive or as its publisher reported it: its classes by name, its status and, when it failed, why (if known). */
 interface ExtractionOutcome {
@@ -113,7 +118,6 @@ export class ComfyNodesService {
     private readonly nodes: NodesService,
     private readonly nodeRows: NodesRepository,
     private readonly tx: TransactionRunner,
-    private readonly cache: PublicReadCache,
   ) {}
 
   /** GET /nodes/{nodeId}/versions/{version}/comfy-nodes: 404 where GET /nodes/{nodeId}/versions/{version} is. */
@@ -152,21 +156,18 @@ export class ComfyNodesService {
   }
 
   /**
-   * Stores an extraction's result for the archive `sha256` of a version,
-   * unless the version no longer waits for it (its publisher reported its
-   * classes, another archive replaced that one, or another instance stored
-   * the same result first): false then, nothing written. Public replies
-   * show the change at once.
+   * Stores an extraction's result for the version's current archive, in the
+   * caller's transaction (which holds the version's node lock), unless the
+   * version no longer waits for it (its publisher reported its classes):
+   * then nothing is written. The version's extraction status, as it now is.
    */
-  async recordExtraction(versionId: string, sha256: string, result: ExtractionResult): Promise<boolean> {
-    const written = await this.tx.run(async (manager) => {
-      const version = await this.nodeRows.lockVersionWithNode(manager, versionId, this.tx.lockForUpdate());
-      if (version?.appNodeExtractStatus !== EXTRACT_PENDING || version.archiveSha256 !== sha256) return false;
-      await this.record(manager, version, outcomeOfExtraction(result));
-      return true;
-    });
-    if (written) await this.cache.contentChanged();
-    return written;
+  async recordExtraction(manager: EntityManager, version: NodeVersionEntity, result: ExtractionResult): Promise<ExtractionState> {
+    if (version.appNodeExtractStatus !== EXTRACT_PENDING) {
+      return { status: version.appNodeExtractStatus, reason: await this.repository.failureReason(manager, version.id) };
+    }
+    const outcome = outcomeOfExtraction(result);
+    await this.record(manager, version, outcome);
+    return { status: outcome.status, reason: outcome.reason };
   }
 
   /** Writes an outcome, in a transaction holding the version's node lock. */

@@ -34,9 +34,9 @@ const FORM_FACTOR_OS: Record<string, keyof typeof OS_FAMILIES> = {
   'git-linux': 'linux',
 };
 
-/** A value as the families spell it: lower case, single spaces. */
+/** A value as the families spell it: lower case, otherwise as sent (the catalog filter compares stored values so, in SQL). */
 export function normalizePlatformValue(value: string): string {
-  return value.trim().replace(/\s+/g, ' ').toLowerCase();
+  return value.toLowerCase();
 }
 
 /** Every spelling of the family `value` belongs to; empty for a value of no known family (it matches nothing). */

@@ -21,7 +21,7 @@ import {
 import { applyDecorators } from '@nestjs/common';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { AdminOnly } from '../../common/validation/admin-only';
-import { PageQueryDto, toQueryBoolean, toQueryInteger, toQueryList } from '../../common/pagination/page-query.dto';
+import { toQueryBoolean, toQueryInteger, toQueryList } from '../../common/pagination/page-query.dto';
 import { IsHttpUrl, IsObjectOfObjects, NotNullable, Nullable } from '../../common/validation/validators';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
 import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
@@ -292,8 +292,34 @@ function QueryList(maxValues: number, maxLength: number): PropertyDecorator {
 /** The most nodes one `node_id` filter names (docs/api-rules.md §9.1). */
 export const MAX_NODE_ID_FILTER = 100;
 
-/** The platform filters of catalog reads and searches (docs/api-rules.md §9.1). */
-export class PlatformFilterQueryDto extends PageQueryDto {
+/**
+ * What catalog reads and searches share: paging, the search term, the
+ * platform filters (docs/api-rules.md §9.1). Not a PageQueryDto: its larger
+ * `limit` would add to that class's rules, not replace them, in subclasses.
+ */
+export class CatalogQueryDto {
+  /** 1-based page number. */
+  @ApiInteger()
+  @Transform(toQueryInteger)
+  @IsInt()
+  @Min(1)
+  page: number = 1;
+
+  /** Items per page, at most 1000 (older package-manager clients fetch the whole catalog in one page of 1000). */
+  @ApiInteger()
+  @Transform(toQueryInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_CATALOG_PAGE_SIZE)
+  limit: number = 10;
+
+  /** Matches id, name, description and author, ignoring case. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  search?: string;
+
   /** Only nodes whose latest version (else the node) supports this OS family: `windows`, `macos`, `linux`, or a spelling of one (`Microsoft :: Windows`, `darwin`). An empty list or `OS Independent` supports every OS. @example windows */
   @ClientHint()
   supported_os?: string;
@@ -307,22 +333,7 @@ export class PlatformFilterQueryDto extends PageQueryDto {
   include_banned?: boolean;
 }
 
-export class NodeListQueryDto extends PlatformFilterQueryDto {
-  /** Items per page, at most 1000 (older package-manager clients fetch the whole catalog in one page of 1000). */
-  @ApiInteger()
-  @Transform(toQueryInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_CATALOG_PAGE_SIZE)
-  override limit: number = 10;
-
-  /** Matches id, name, description and author, ignoring case. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
-  search?: string;
-
+export class NodeListQueryDto extends CatalogQueryDto {
   /** Only nodes whose own row or any of whose versions changed after this instant (ISO 8601 date-time). @example 2026-01-01T00:00:00Z */
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true })
@@ -338,7 +349,7 @@ export class NodeListQueryDto extends PlatformFilterQueryDto {
   'node_id[]'?: string[];
 
   /**
-   * Sort order (repeat for more keys, applied in order): `field` (ascending) or `field;desc`. Fields: `downloads`
+   * Sort order (repeat for more keys, at most 10, applied in order): `field` (ascending) or `field;desc`. Fields: `downloads`
    * (alias `total_install`), `name`, `created_at`, `last_updated`, `rating`, `github_stars`, `search_ranking`,
    * `publisher_name` (alias `publisher_id`). Ties are broken by id. Without it: search_ranking, downloads (highest
    * first), then id. @example downloads;desc
@@ -370,23 +381,8 @@ export class NodeListQueryDto extends PlatformFilterQueryDto {
   latest?: boolean;
 }
 
-/** Query of GET /nodes/search. */
-export class NodeSearchQueryDto extends PlatformFilterQueryDto {
-  /** Items per page, at most 1000. */
-  @ApiInteger()
-  @Transform(toQueryInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_CATALOG_PAGE_SIZE)
-  override limit: number = 10;
-
-  /** Matches id, name, description and author, ignoring case; results by relevance, and close ids and names when nothing matches. */
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
-  search?: string;
-
+/** Query of GET /nodes/search: `search` ranks by relevance, and finds close ids and names when nothing matches. */
+export class NodeSearchQueryDto extends CatalogQueryDto {
   /** Substring of the node's repository URL, ignoring case. @example github.com/acme */
   @IsOptional()
   @IsString()

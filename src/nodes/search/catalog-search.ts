@@ -13,12 +13,24 @@ export abstract class CatalogSearch {
   abstract matching<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string): SelectQueryBuilder<T>;
 
   /**
-   * Narrows `query`, over nodes as `alias`, to at most `limit` nodes whose id
-   * or name shares enough trigrams with `term` to be a typo of it, likeliest
-   * first: candidates for the similarity scoring of fuzzy-match.ts, which
-   * decides (docs/api-rules.md §9.2).
+   * Narrows `query`, over nodes as `alias`, to the nodes whose id or name
+   * shares a trigram with `term`, those sharing most first: the candidates
+   * for the typo tolerance's scoring (fuzzy-match.ts, docs/api-rules.md
+   * §9.2). The same on both databases but for the index that finds them.
    */
-  abstract closeTo<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string, limit: number): SelectQueryBuilder<T>;
+  closeTo<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string): SelectQueryBuilder<T> {
+    const trigrams = trigramsOf(term.toLowerCase());
+    if (trigrams.length === 0) return query.andWhere('1 = 0');
+    const holds = trigrams.map((_, i) => `(LOWER(${alias}.id) LIKE :closeTrigram${i} ESCAPE '!' OR LOWER(${alias}.name) LIKE :closeTrigram${i} ESCAPE '!')`);
+    this.narrowToTrigrams(query, alias, trigrams);
+    return query
+      .andWhere(`(${holds.join(' OR ')})`, Object.fromEntries(trigrams.map((trigram, i) => [`closeTrigram${i}`, containsPattern(trigram)])))
+      .addSelect(holds.map((held) => `CASE WHEN ${held} THEN 1 ELSE 0 END`).join(' + '), 'shared_trigrams')
+      .orderBy('shared_trigrams', 'DESC');
+  }
+
+  /** Narrows `query` from this database's own index of trigrams, where the LIKEs of closeTo cannot use one. */
+  protected abstract narrowToTrigrams<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, trigrams: string[]): void;
 }
 
 /** PostgreSQL: its planner answers the LIKEs from the pg_trgm indexes on each lower()ed column. */
@@ -27,15 +39,8 @@ export class PostgresCatalogSearch extends CatalogSearch {
     return query.andWhere(searchCondition(term, false, alias), { pattern: containsPattern(term) });
   }
 
-  /** pg_trgm's word similarity (`<%`, threshold pg_trgm.word_similarity_threshold, 0.6 by default), from the same GIN indexes. */
-  closeTo<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string, limit: number): SelectQueryBuilder<T> {
-    const [name, id] = [`LOWER(${alias}.name)`, `LOWER(${alias}.id)`];
-    return query
-      .andWhere(`(:closeTerm <% ${name} OR :closeTerm <% ${id})`, { closeTerm: term.toLowerCase() })
-      .addSelect(`GREATEST(word_similarity(:closeTerm, ${name}), word_similarity(:closeTerm, ${id}))`, 'closeness')
-      .orderBy('closeness', 'DESC')
-      .limit(limit);
-  }
+  /** The same pg_trgm indexes answer closeTo's LIKEs. */
+  protected narrowToTrigrams(): void {}
 }
 
 /**
@@ -50,13 +55,10 @@ export class SqliteCatalogSearch extends CatalogSearch {
     return phrases ? query.andWhere(`${alias}.rowid IN (SELECT rowid FROM nodes_search WHERE nodes_search MATCH :phrases)`, { phrases }) : query;
   }
 
-  /** The rows of the trigram table sharing most trigrams with the term in id or name (FTS5's bm25 rank). */
-  closeTo<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string, limit: number): SelectQueryBuilder<T> {
-    const trigrams = trigramsOf(term.toLowerCase());
-    if (trigrams.length === 0) return query.andWhere('1 = 0');
+  /** The rows whose id or name holds one of the trigrams, from the trigram table. */
+  protected narrowToTrigrams<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, trigrams: string[]): void {
     const match = `{id name} : (${trigrams.map((trigram) => `"${trigram.replace(/"/g, '""')}"`).join(' OR ')})`;
-    const candidates = `SELECT rowid FROM nodes_search WHERE nodes_search MATCH :closeMatch ORDER BY rank LIMIT ${Number(limit)}`;
-    return query.andWhere(`${alias}.rowid IN (${candidates})`, { closeMatch: match }).limit(limit);
+    query.andWhere(`${alias}.rowid IN (SELECT rowid FROM nodes_search WHERE nodes_search MATCH :closeMatch)`, { closeMatch: match });
   }
 }
 

@@ -1,10 +1,42 @@
-import { IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
-import { IsHttpUrl } from '../../common/validation/validators';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsArray, IsIn, IsISO8601, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsHttpUrl, NotNullable, Nullable } from '../../common/validation/validators';
 import { PUBLISHER_ROLES, PublisherRole } from '../entities/publisher-member.entity';
+import { PUBLISHER_STATUSES, PublisherStatus } from '../entities/publisher.entity';
 
 export const PUBLISHER_ID_PATTERN = /^[a-z][a-z0-9-]{0,63}$/;
 
-export class CreatePublisherDto {
+/** Publisher fields an owner writes, shared by create and update; each optional, `null` clears it. */
+export class PublisherFieldsDto {
+  @Nullable()
+  @IsString()
+  @MaxLength(5000)
+  description?: string | null;
+
+  @Nullable()
+  @IsHttpUrl()
+  @MaxLength(2048)
+  website?: string | null;
+
+  /** Where users get help: a URL or an e-mail address. */
+  @Nullable()
+  @IsString()
+  @MaxLength(2048)
+  support?: string | null;
+
+  @Nullable()
+  @IsHttpUrl()
+  @MaxLength(2048)
+  source_code_repo?: string | null;
+
+  /** URL of the publisher's logo. */
+  @Nullable()
+  @IsHttpUrl()
+  @MaxLength(2048)
+  logo?: string | null;
+}
+
+export class CreatePublisherDto extends PublisherFieldsDto {
   /** Lower-case letters, digits and dashes, starting with a letter, at most 64 characters. @example acme-nodes */
   @Matches(PUBLISHER_ID_PATTERN, { message: 'id must match ^[a-z][a-z0-9-]{0,63}$' })
   id!: string;
@@ -13,33 +45,41 @@ export class CreatePublisherDto {
   @IsString()
   @Length(1, 256)
   name!: string;
+}
 
-  @IsOptional()
+/**
+ * Partial update (JSON merge-patch): omitted fields stay, null clears.
+ * Server-managed fields are accepted and ignored so a GET → edit → PUT round
+ * trip works.
+ */
+export class UpdatePublisherDto extends PublisherFieldsDto {
+  /** Optional; must equal the path's publisher id. */
+  @NotNullable()
   @IsString()
-  @MaxLength(5000)
-  description?: string;
+  id?: string;
 
-  @IsOptional()
-  @IsHttpUrl()
-  @MaxLength(2048)
-  website?: string;
-
-  /** Where users get help: a URL or an e-mail address. */
-  @IsOptional()
+  /** Display name; cannot be cleared. */
+  @NotNullable()
   @IsString()
-  @MaxLength(2048)
-  support?: string;
+  @Length(1, 256)
+  name?: string;
 
+  /** Server-managed: accepted and ignored. */
   @IsOptional()
-  @IsHttpUrl()
-  @MaxLength(2048)
-  source_code_repo?: string;
+  @IsISO8601()
+  createdAt?: string;
 
-  /** URL of the publisher's logo. */
+  /** Server-managed: accepted and ignored (members are added with POST /publishers/{publisherId}/members). */
+  @ApiProperty({ required: false, type: () => PublisherMemberDto, isArray: true, readOnly: true })
   @IsOptional()
-  @IsHttpUrl()
-  @MaxLength(2048)
-  logo?: string;
+  @IsArray()
+  members?: object[];
+
+  /** Server-managed: accepted and ignored (admins ban a publisher with POST /publishers/{publisherId}/ban). */
+  @ApiProperty({ required: false, enum: PUBLISHER_STATUSES, readOnly: true })
+  @IsOptional()
+  @IsIn(PUBLISHER_STATUSES)
+  status?: PublisherStatus;
 }
 
 export class AddMemberDto {
@@ -75,6 +115,9 @@ export class PublisherDto {
   support?: string;
   source_code_repo?: string;
   logo?: string;
+  /** @example PublisherStatusActive */
+  @ApiProperty({ enum: PUBLISHER_STATUSES })
+  status!: PublisherStatus;
   createdAt!: string;
   /** Present on GET /publishers/{publisherId}; omitted where a publisher is embedded in a node. */
   members?: PublisherMemberDto[];

@@ -12,9 +12,10 @@ export interface PythonSource {
 
 /**
  * As src/archives/zip-reader.ts reads archives, except that names are decoded and checked here,
- * entry by entry, so that an unsafe name skips its entry instead of ending the whole reading.
+ * entry by entry (see entryName), so that an unsafe name skips its entry instead of ending the whole
+ * reading. Shared with the archive checks (src/nodes/archive-checks), which read archives the same way.
  */
-const OPTIONS: Options = { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: false };
+export const ZIP_OPTIONS: Options = { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: false };
 
 /** Folders whose .py files are not the pack's modules: bytecode caches, and macOS's resource forks (binary `._x.py`). */
 const IGNORED_FOLDERS = new Set(['__pycache__', '__MACOSX']);
@@ -23,12 +24,18 @@ const IGNORED_FOLDERS = new Set(['__pycache__', '__MACOSX']);
 const decoder = new TextDecoder();
 
 /** Errors of reading the file itself name a system call; yauzl's and zlib's (a malformed archive) do not. */
-const isIoError = (error: unknown): boolean => error instanceof Error && (error as NodeJS.ErrnoException).syscall !== undefined;
+export const isIoError = (error: unknown): boolean => error instanceof Error && (error as NodeJS.ErrnoException).syscall !== undefined;
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The entry's path as yauzl would decode it with ZIP_OPTIONS: UTF-8 or CP437 as its flag says (or its
+ * Info-ZIP Unicode path field), backslashes turned into slashes; not yet checked (validateFileName).
+ */
+export const entryName = (entry: Entry): string => getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
 
 /** The entry's path when it is a .py file to read; an unsafe one (absolute, or climbing out with `..`) is noted. */
 function pythonPath(entry: Entry, notes: Notes): string | undefined {
-  const name = getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
+  const name = entryName(entry);
   if (!name.endsWith('.py') || name.split('/').some((part) => IGNORED_FOLDERS.has(part))) return undefined;
   if (validateFileName(name) === null) return name;
   notes.add('unsafe names, not read', name);
@@ -66,7 +73,7 @@ async function readEntry(zipfile: ZipFile, entry: Entry, maxBytes: number): Prom
 export async function* pythonSources(zipPath: string, limits: ExtractionLimits, notes: Notes): AsyncGenerator<PythonSource> {
   const file = await open(zipPath, 'r');
   try {
-    const zipfile = await fromFdPromise(file.fd, OPTIONS);
+    const zipfile = await fromFdPromise(file.fd, ZIP_OPTIONS);
     let files = 0;
     let bytes = 0;
     for await (const entry of zipfile.eachEntry()) {

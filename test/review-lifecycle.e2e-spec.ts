@@ -1,0 +1,236 @@
+import { AddressInfo } from 'node:net';
+import { reviewed, uploadArchive, versionOf } from './support/archive-uploads';
+import { expectErrorBody } from './support/error-body';
+import { publishWithCli } from './support/registry-clients';
+import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { TestApp, TestUser } from './support/test-app';
+import { makeZip } from './support/zip';
+import { craftZip, deflatedFill } from './support/zip-crafting';
+
+/** A pack's entry module: one class, so extraction finds it. */
+const PACK_INIT = 'from .nodes import Blur\nNODE_CLASS_MAPPINGS = {"Blur": Blur}\n';
+const PACK_NODES = 'class Blur:\n    CATEGORY = "image"\n    FUNCTION = "run"\n    RETURN_TYPES = ("IMAGE",)\n';
+const clean = (extra: Record<string, string> = {}) => makeZip({ 'pack/__init__.py': PACK_INIT, 'pack/nodes.py': PACK_NODES, ...extra });
+
+/** An AWS access key id of the documented example's shape, split so that no scanner flags this file. */
+const AWS_KEY = ['AKIA', 'IOSFODNN7EXAMPLE'].join('');
+
+describe('Review lifecycle (docs/api-rules.md §10)', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    t = await TestApp.start();
+    await t.app.listen(0, '127.0.0.1');
+    baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    admin = await t.createUser({ admin: true });
+  });
+  afterAll(() => t.close());
+
+  const reviewOf = async (f: PublisherFixture, version: string, user: TestUser = f.member) =>
+    (await t.http.get(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/${version}/review`).set(user.auth).expect(200)).body as {
+      status: string;
+      status_reason?: string;
+      findings: Array<Record<string, unknown>>;
+      history: Array<{ status: string; reason?: string; at: string; by: string }>;
+    };
+
+  /** A node with a version made active by the bearer form, then given `zip` as its archive, once the review is over. */
+  async function reviewedUpload(zip: Buffer) {
+    const f = await createPublisherWithNode(t);
+    await addVersions(t, f, '1.0.0');
+    const uploaded = await uploadArchive(t, f, '1.0.0', zip);
+    // Pending from the upload until the checks decide: never installable meanwhile.
+    expect(uploaded.status).toBe('NodeVersionStatusPending');
+    const version = await reviewed(t, f, '1.0.0');
+    return { f, version, review: await reviewOf(f, '1.0.0') };
+  }
+
+  it('a clean pack published by the CLI is active within seconds and installs; its record shows the way there', async () => {
+    const f = await createPublisherWithNode(t);
+    const { publish, upload } = await publishWithCli(
+      baseUrl,
+      { token: f.member.token, publisherId: f.publisherId, node: { id: f.nodeId }, version: { version: '2.0.0', dependencies: [] } },
+      clean(),
+    );
+    expect(publish.body.node_version).toMatchObject({ status: 'NodeVersionStatusPending', status_reason: expect.stringContaining('archive') });
+    expect(upload?.body).toMatchObject({ status: 'NodeVersionStatusPending', status_reason: 'its archive is being checked' });
+    await t.http.get(`/nodes/${f.nodeId}/install?version=2.0.0`).expect(404);
+    expect(await reviewed(t, f, '2.0.0')).toMatchObject({ status: 'NodeVersionStatusActive', app_node_extract_status: 'success' });
+    expect((await t.http.get(`/nodes/${f.nodeId}/install`).expect(200)).body.version).toBe('2.0.0');
+    const review = await reviewOf(f, '2.0.0');
+    expect(review).toEqual({ status: 'NodeVersionStatusActive', findings: [], history: expect.any(Array) });
+    expect(review.history.map(({ status, by }) => ({ status, by }))).toEqual([
+      { status: 'NodeVersionStatusPending', by: f.member.id },
+      { status: 'NodeVersionStatusPending', by: 'checks' },
+      { status: 'NodeVersionStatusActive', by: 'checks' },
+    ]);
+    // The signed URL was used once: a second PUT is refused even while the checks run.
+    const again = await fetch(String(publish.body.signedUrl), { method: 'PUT', headers: { 'Content-Type': 'application/zip' }, body: clean() });
+    expect(again.status).toBe(403);
+  });
+
+  it.each([
+    [
+      'a path climbing out of the archive',
+      clean({ '../evil.py': 'print("x")\n' }),
+      { code: 'unsafe-path', severity: 'block', file: '../evil.py' },
+    ],
+    [
+      'a symbolic link',
+      craftZip([
+        { name: 'pack/__init__.py', content: PACK_INIT },
+        { name: 'pack/nodes.py', content: PACK_NODES },
+        { name: 'pack/secrets', content: '/etc/passwd', unixMode: 0o120777 },
+      ]),
+      { code: 'unsafe-path', severity: 'block', file: 'pack/secrets' },
+    ],
+    [
+      'an entry of 16 MiB compressed about 1000:1',
+      craftZip([
+        { name: 'pack/__init__.py', content: PACK_INIT },
+        { name: 'pack/nodes.py', content: PACK_NODES },
+        { name: 'pack/model.bin', deflated: deflatedFill(16 * 1024 * 1024) },
+      ]),
+      { code: 'zip-bomb', severity: 'block', file: 'pack/model.bin' },
+    ],
+    ['no __init__.py at the root or in one top-level folder', makeZip({ 'README.md': 'no pack\n', 'src/a/__init__.py': '' }), { code: 'not-a-pack', severity: 'block' }],
+    [
+      'an AWS access key in a text file',
+      clean({ 'pack/config.py': `# settings\nKEY = "${AWS_KEY}"\n` }),
+      { code: 'credentials', severity: 'block', file: 'pack/config.py', line: 2 },
+    ],
+    [
+      'exec of base64-decoded code',
+      clean({ 'pack/loader.py': 'import base64\n\nexec(base64.b64decode("cHJpbnQoMSk="))\n' }),
+      { code: 'obfuscated-exec', severity: 'review', file: 'pack/loader.py', line: 3 },
+    ],
+    [
+      'an ELF binary',
+      clean({ 'pack/lib/native.so': `\x7fELF\x02\x01\x01${'\0'.repeat(57)}` }),
+      { code: 'native-binary', severity: 'review', file: 'pack/lib/native.so' },
+    ],
+  ])('%s: flagged, with the finding named, and not installable', async (_case, zip, expected) => {
+    const { f, version, review } = await reviewedUpload(zip);
+    expect(version.status).toBe('NodeVersionStatusFlagged');
+    expect(version.status_reason).toContain(expected.code);
+    expect(review.findings).toEqual(expect.arrayContaining([expect.objectContaining(expected)]));
+    expect(review.status_reason).toBe(version.status_reason);
+    expect(JSON.stringify(review)).not.toContain(AWS_KEY);
+    expect(review.history.at(-1)).toMatchObject({ status: 'NodeVersionStatusFlagged', by: 'checks', reason: version.status_reason });
+    const install = await t.http.get(`/nodes/${f.nodeId}/install?version=1.0.0`).expect(404);
+    expect(install.body.message).toContain('NodeVersionStatusFlagged');
+    // It was the latest version before the upload; now the node has none.
+    expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body).not.toHaveProperty('latest_version');
+  });
+
+  it.each([
+    ['a version in pyproject.toml that differs', clean({ 'pack/pyproject.toml': '[project]\nname = "pack"\nversion = "9.9.9"\n' }), 'version-mismatch'],
+    ['no node classes', makeZip({ 'pack/__init__.py': '# nothing declared\n' }), 'no-node-classes'],
+  ])('%s: active, with the note in its record', async (_case, zip, code) => {
+    const { f, version, review } = await reviewedUpload(zip);
+    expect(version.status).toBe('NodeVersionStatusActive');
+    expect(review.findings).toEqual([expect.objectContaining({ code, severity: 'info' })]);
+    expect(version.status_reason).toContain(code);
+    await t.http.get(`/nodes/${f.nodeId}/install`).expect(200);
+  });
+
+  describe('admins', () => {
+    it('queue the flagged, approve what awaits review, and cannot approve what checks blocked', async () => {
+      const held = await reviewedUpload(clean({ 'pack/loader.py': 'import zlib, base64\nexec(zlib.decompress(base64.b64decode(b"eJwrKMrMK1EoSS0uUcjLL0nNUcjMSy0uTk1RBABnjQhv")))\n' }));
+      const blocked = await reviewedUpload(clean({ 'pack/key.pem': '-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n' }));
+      const queue = await t.http.get('/versions?statuses=NodeVersionStatusFlagged&limit=100').set(admin.auth).expect(200);
+      const queued = queue.body.versions.map((v: { node_id: string }) => v.node_id);
+      expect(queued).toEqual(expect.arrayContaining([held.f.nodeId, blocked.f.nodeId]));
+      // Oldest first.
+      expect(queued.indexOf(held.f.nodeId)).toBeLessThan(queued.indexOf(blocked.f.nodeId));
+      await t.http.get('/versions').set(held.f.owner.auth).expect(403);
+      await t.http.get('/versions').expect(401);
+
+      const decide = (f: PublisherFixture, body: object, user = admin) => t.http.put(`/admin/nodes/${f.nodeId}/versions/1.0.0`).set(user.auth).send(body);
+      await decide(held.f, { status: 'NodeVersionStatusActive' }, held.f.owner).expect(403);
+      expectErrorBody((await decide(held.f, { status: 'NodeVersionStatusPending', status_reason: 'again' }).expect(400)).body, 400, 'Bad Request');
+      await decide(held.f, { status: 'NodeVersionStatusBanned' }).expect(400);
+      await t.http.put(`/admin/nodes/${held.f.nodeId}/versions/9.9.9`).set(admin.auth).send({ status: 'NodeVersionStatusActive' }).expect(404);
+      expect((await versionOf(t, held.f, '1.0.0')).status).toBe('NodeVersionStatusFlagged');
+
+      const approved = await decide(held.f, { status: 'NodeVersionStatusActive', status_reason: 'decompresses a bundled script; reviewed' }).expect(200);
+      expect(approved.body).toMatchObject({ status: 'NodeVersionStatusActive', status_reason: 'decompresses a bundled script; reviewed' });
+      await t.http.get(`/nodes/${held.f.nodeId}/install`).expect(200);
+      expect((await reviewOf(held.f, '1.0.0')).history.at(-1)).toMatchObject({ status: 'NodeVersionStatusActive', by: admin.id });
+
+      const refused = await decide(blocked.f, { status: 'NodeVersionStatusActive' }).expect(409);
+      expect(refused.body.message).toContain('blocked');
+      await decide(blocked.f, { status: 'NodeVersionStatusBanned', status_reason: 'leaked a private key' }).expect(200);
+      expect((await reviewOf(blocked.f, '1.0.0')).status).toBe('NodeVersionStatusBanned');
+    });
+  });
+
+  describe('review records', () => {
+    it('are for members and admins only', async () => {
+      const f = await createPublisherWithNode(t);
+      await addVersions(t, f, '1.0.0');
+      const stranger = await t.createUser();
+      await t.http.get(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0/review`).set(stranger.auth).expect(403);
+      await t.http.get(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0/review`).expect(401);
+      await t.http.get(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/7.0.0/review`).set(f.owner.auth).expect(404);
+      expect(await reviewOf(f, '1.0.0', admin)).toMatchObject({ status: 'NodeVersionStatusActive', findings: [], history: [{ status: 'NodeVersionStatusActive', by: f.owner.id }] });
+    });
+  });
+
+  describe('self-service deletes', () => {
+    it('a member deletes a version: gone from reads, installs and latest; a second delete is 404', async () => {
+      const f = await createPublisherWithNode(t);
+      await addVersions(t, f, '1.0.0', '1.1.0');
+      const stranger = await t.createUser();
+      const path = `/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.1.0`;
+      await t.http.delete(path).set(stranger.auth).expect(403);
+      await t.http.delete(path).expect(401);
+      await t.http.delete(path).set(f.member.auth).expect(204);
+      await t.http.get(`/nodes/${f.nodeId}/versions/1.1.0`).expect(404);
+      expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.latest_version.version).toBe('1.0.0');
+      expect((await t.http.get(`/nodes/${f.nodeId}/versions`).expect(200)).body.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
+      expectErrorBody((await t.http.delete(path).set(f.member.auth).expect(404)).body, 404, 'Not Found');
+      expect((await reviewOf(f, '1.1.0', admin)).history.at(-1)).toMatchObject({ status: 'NodeVersionStatusDeleted', by: f.member.id });
+    });
+
+    it('a member deletes a node: 404 everywhere, its id stays taken', async () => {
+      const f = await createPublisherWithNode(t);
+      await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.member.auth).expect(204);
+      await t.http.get(`/nodes/${f.nodeId}`).expect(404);
+      await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.member.auth).expect(404);
+      await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id: f.nodeId, name: 'Again' }).expect(409);
+    });
+  });
+
+  describe('bans', () => {
+    it('a banned node is 403 "node banned" to everyone but admins, and unlisted', async () => {
+      const f = await createPublisherWithNode(t);
+      await t.http
+        .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
+        .set(f.owner.auth)
+        .send({ version: '1.0.0', downloadUrl: 'https://example.com/pack-1.0.0.zip' })
+        .expect(201);
+      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(f.owner.auth).expect(403);
+      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(204);
+      for (const path of [`/nodes/${f.nodeId}`, `/nodes/${f.nodeId}/versions`, `/nodes/${f.nodeId}/versions/1.0.0`, `/nodes/${f.nodeId}/install`]) {
+        const refused = await t.http.get(path).expect(403);
+        expect(refused.body.message).toBe('node banned');
+        await t.http.get(path).set(f.owner.auth).expect(403);
+        await t.http.get(path).set(admin.auth).expect(200);
+      }
+      expect((await t.http.get(`/nodes?node_id=${f.nodeId}`).expect(200)).body.nodes).toEqual([]);
+    });
+
+    it('a banned publisher: all its nodes banned, its members refused on its routes', async () => {
+      const f = await createPublisherWithNode(t);
+      await t.http.post(`/publishers/${f.publisherId}/ban`).set(f.owner.auth).expect(403);
+      await t.http.post(`/publishers/${f.publisherId}/ban`).set(admin.auth).expect(204);
+      expect((await t.http.get(`/nodes/${f.nodeId}`).expect(403)).body.message).toBe('node banned');
+      await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.owner.auth).send({ description: 'x' }).expect(403);
+      await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id: `${f.nodeId}-2`, name: 'More' }).expect(403);
+      await t.http.post('/publishers/no-such-publisher/ban').set(admin.auth).expect(404);
+    });
+  });
+});
