@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { AddressInfo } from 'node:net';
 import { expectErrorBody } from './support/error-body';
 import { FrontendClient, FrontendNode } from './support/frontend-client';
 import { TestApp, TestUser, unique } from './support/test-app';
@@ -39,8 +38,7 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
 
   beforeAll(async () => {
     t = await TestApp.start();
-    await t.app.listen(0, '127.0.0.1');
-    frontend = new FrontendClient(`http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`);
+    frontend = new FrontendClient(await t.listen());
     [admin, owner, stranger] = await Promise.all([t.createUser({ admin: true }), t.createUser(), t.createUser()]);
     await t.http.post('/publishers').set(owner.auth).send({ id: publisherId, name: 'Zeta Works' }).expect(201);
     await t.http.post('/publishers').set(owner.auth).send({ id: otherPublisherId, name: 'Alpha Labs' }).expect(201);

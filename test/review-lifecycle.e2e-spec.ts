@@ -1,4 +1,3 @@
-import { AddressInfo } from 'node:net';
 import { reviewed, uploadArchive, versionOf } from './support/archive-uploads';
 import { expectErrorBody } from './support/error-body';
 import { publishWithCli } from './support/registry-clients';
@@ -22,8 +21,7 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
 
   beforeAll(async () => {
     t = await TestApp.start();
-    await t.app.listen(0, '127.0.0.1');
-    baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    baseUrl = await t.listen();
     admin = await t.createUser({ admin: true });
   });
   afterAll(() => t.close());

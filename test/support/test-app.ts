@@ -1,4 +1,5 @@
 import { INestApplication } from '@nestjs/common';
+import { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,12 @@ export class TestApp {
       await cleanUp();
       throw error;
     }
+  }
+
+  /** Listens on a free local port, for clients that need a real URL (fetch, the public registry's clients); its base URL. */
+  async listen(): Promise<string> {
+    await this.app.listen(0, '127.0.0.1');
+    return `http://127.0.0.1:${(this.app.getHttpServer().address() as AddressInfo).port}`;
   }
 
   get http() {

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -333,7 +333,29 @@ export class CatalogQueryDto {
   include_banned?: boolean;
 }
 
-export class NodeListQueryDto extends CatalogQueryDto {
+/** What the caller runs, which chooses the version a node offers it (docs/api-rules.md §9.1): GET /nodes and /install. */
+export class CompatibilityQueryDto {
+  /**
+   * The host application's version, as its package manager sends it, read leniently (`v0.3.60-3-gabc123` is
+   * 0.3.60). With it, each node's `latest_version` (and what `/install` gives without `version`) is the highest
+   * installable version whose `supported_app_version` range it satisfies (the usual one when none does). @example v0.3.60
+   */
+  @ClientHint()
+  comfyui_version?: string;
+
+  /** Neutral alias of `comfyui_version`. */
+  @ClientHint()
+  app_version?: string;
+
+  /**
+   * How the host application is installed: `desktop-win`, `git-windows`, `desktop-mac`, `git-mac`, `git-linux`,
+   * `other`. With it, the version is chosen among those that support its OS. @example git-linux
+   */
+  @ClientHint()
+  form_factor?: string;
+}
+
+export class NodeListQueryDto extends IntersectionType(CatalogQueryDto, CompatibilityQueryDto) {
   /** Only nodes whose own row or any of whose versions changed after this instant (ISO 8601 date-time). @example 2026-01-01T00:00:00Z */
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true })
@@ -356,25 +378,6 @@ export class NodeListQueryDto extends CatalogQueryDto {
    */
   @QueryList(10, 64)
   sort?: string[];
-
-  /**
-   * The host application's version, as its package manager sends it, read leniently (`v0.3.60-3-gabc123` is
-   * 0.3.60). With it, each node's `latest_version` is the highest installable version whose `supported_app_version`
-   * range it satisfies (the usual one when none does). @example v0.3.60
-   */
-  @ClientHint()
-  comfyui_version?: string;
-
-  /** Neutral alias of `comfyui_version`. */
-  @ClientHint()
-  app_version?: string;
-
-  /**
-   * How the host application is installed: `desktop-win`, `git-windows`, `desktop-mac`, `git-mac`, `git-linux`,
-   * `other`. With it, `latest_version` is chosen among versions that support its OS. @example git-linux
-   */
-  @ClientHint()
-  form_factor?: string;
 
   /** `true` answers from the database, never from the server's cache of replies. */
   @QueryFlag()
@@ -416,24 +419,13 @@ export class NodeVersionListQueryDto {
 }
 
 /** Query of GET /nodes/{nodeId}/install. */
-export class InstallQueryDto {
+export class InstallQueryDto extends CompatibilityQueryDto {
   /** The semantic version to install; without it, the node's latest_version (chosen for the app version and form factor when given). @example 1.0.0 */
   @IsOptional()
   @IsString()
   @MaxLength(256)
   version?: string;
 
-  /** As in GET /nodes: the host application's version, which chooses the version to install when `version` is not given. @example v0.3.60 */
-  @ClientHint()
-  comfyui_version?: string;
-
-  /** Neutral alias of `comfyui_version`. */
-  @ClientHint()
-  app_version?: string;
-
-  /** As in GET /nodes: how the host application is installed (chooses a version that supports its OS). @example desktop-win */
-  @ClientHint()
-  form_factor?: string;
 }
 
 export class NodeListDto {
