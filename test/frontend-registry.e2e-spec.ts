@@ -95,6 +95,10 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
       // Both unrated: by id.
       expect(ids(secondPage.body.nodes)).toEqual([n.other, n.upscaler]);
       expect(secondPage.body).toMatchObject({ total: 4, page: 2, limit: 2, totalPages: 2 });
+      // last_updated: a version's own change counts (a changelog edit writes only the version's row).
+      await t.http.put(`/publishers/${publisherId}/nodes/${n.upscaler}/versions/1.0.0`).set(owner.auth).send({ changelog: 'edited' }).expect(200);
+      const lastUpdated = await frontend.listAllNodes({ node_id: mine, sort: 'last_updated;desc', latest: true });
+      expect(ids(lastUpdated.body.nodes)[0]).toBe(n.upscaler);
       for (const alias of ['total_install;desc', 'downloads', 'last_updated;desc', 'github_stars', 'search_ranking;desc', 'publisher_name']) {
         expect((await frontend.listAllNodes({ node_id: mine, sort: alias })).status).toBe(200);
       }
@@ -249,6 +253,9 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
         { identifier: pairs[3], status: 'error', error_message: 'node banned' },
         { identifier: pairs[4], status: 'success', node_version: expect.objectContaining({ version: '1.0.0' }) },
       ]);
+      // A deleted version is as absent as one that never was.
+      await t.http.delete(`/publishers/${publisherId}/nodes/${n.upscaler}/versions/1.0.0`).set(owner.auth).expect(204);
+      expect((await frontend.getBulkNodeVersions([pairs[4]])).body.node_versions).toEqual([{ identifier: pairs[4], status: 'not_found' }]);
     });
 
     it.each([

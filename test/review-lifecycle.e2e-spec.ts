@@ -165,6 +165,15 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
     });
   });
 
+  it('a moderation through the version PUT is in the history too, and pending is not an admin\'s to set', async () => {
+    const f = await createPublisherWithNode(t);
+    await addVersions(t, f, '1.0.0');
+    const path = `/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`;
+    await t.http.put(path).set(admin.auth).send({ status: 'NodeVersionStatusPending' }).expect(400);
+    await t.http.put(path).set(admin.auth).send({ status: 'NodeVersionStatusBanned', status_reason: 'malware' }).expect(200);
+    expect((await reviewOf(f, '1.0.0')).history.at(-1)).toMatchObject({ status: 'NodeVersionStatusBanned', reason: 'malware', by: admin.id });
+  });
+
   describe('review records', () => {
     it('are for members and admins only', async () => {
       const f = await createPublisherWithNode(t);

@@ -523,14 +523,21 @@ export class NodesService {
       if (adminField && !caller.isAdmin) {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
+      if (changes.status === 'NodeVersionStatusPending') {
+        throw new BadRequestException('a version is pending only while its archive waits for its checks; an admin may not set it');
+      }
       // A PUT that sets nothing changes nothing, not even the version's change time.
       if (Object.keys(changes).length === 0) return read;
       const write = async (manager: EntityManager) => {
         // Moving the latest version reads the versions under the node's lock, taken first (the lock order of
         // every version write: node, then version); a changelog edit writes the version's row alone.
         if (latestMayMove) await this.lockNode(manager, node);
-        const written = await this.nodes.updateVersionIfStatus(manager, node, read, changes, new Date());
+        const at = new Date();
+        const written = await this.nodes.updateVersionIfStatus(manager, node, read, changes, at);
         if (!written) throw new StaleReadError(`version '${read.version}' of node '${node.id}'`);
+        if (written.status !== read.status) {
+          await this.history.appendStatusChange(manager, written.id, { status: written.status, reason: written.statusReason, by: caller.id }, at);
+        }
         if (latestMayMove) await this.recomputeLatestVersion(manager, node.id);
         return written;
       };
