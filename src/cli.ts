@@ -93,8 +93,9 @@ async function seedDemo(
     await ignoreConflict(nodes.create(demo, DEMO_PUBLISHER.id, pack.node));
     for (const version of pack.versions) {
       await ignoreConflict(nodes.createVersion(demo, DEMO_PUBLISHER.id, pack.node.id, { ...version, changelog: `Release ${version.version}` }));
-      // Installable at once: each version gets an archive (the same bytes on every run, so the same file).
-      await publishing.addArchive(demo, DEMO_PUBLISHER.id, pack.node.id, version.version, demoArchive(pack, version.version), base);
+      // Each version gets an archive, checked before it installs (the same bytes on every run, so the same file).
+      // Again on a rerun (the same bytes, the same file); a flagged version keeps its archive (409, ignored).
+      await ignoreConflict(publishing.addArchive(demo, DEMO_PUBLISHER.id, pack.node.id, version.version, demoArchive(pack, version.version), base));
     }
   }
   // The archives are reviewed in the background (checks, node classes): wait, so that the routes below show the outcome at once.

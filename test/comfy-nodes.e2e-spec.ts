@@ -178,7 +178,7 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
     };
     await expect404('/nodes/no-such-node/versions/1.0.0/comfy-nodes', 'no-such-node');
     await expect404(classesUrl(f, '9.9.9'), "version '9.9.9'");
-    await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/2.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusDeleted' }).expect(200);
+    await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/2.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusDeleted', status_reason: 'withdrawn' }).expect(200);
     await expect404(classesUrl(f, '2.0.0'), "version '2.0.0'");
     expect((await t.http.get(classesUrl(f, '1.0.0')).expect(200)).body).toEqual({ comfy_nodes: [], totalNumberOfPages: 0 });
     await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).send({ status: 'NodeStatusDeleted' }).expect(200);

@@ -32,8 +32,9 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
     await t.http.post(`/publishers/${publisher}/nodes`).set(user.auth).send(body).expect(201);
   }
 
+  /** A version with its downloadUrl elsewhere: an admin's to add (docs/api-rules.md §10). */
   async function addVersion(nodeId: string, body: object): Promise<void> {
-    await t.http.post(`/publishers/${publisherId}/nodes/${nodeId}/versions`).set(owner.auth).send(body).expect(201);
+    await t.http.post(`/publishers/${publisherId}/nodes/${nodeId}/versions`).set(admin.auth).send(body).expect(201);
   }
 
   beforeAll(async () => {

@@ -151,7 +151,7 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
     expect(bad.body.message).toContain('statuses');
 
     const admin = await t.createUser({ admin: true });
-    await t.http.put(`${versionsUrl()}/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusDeleted' }).expect(200);
+    await t.http.put(`${versionsUrl()}/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusDeleted', status_reason: 'withdrawn' }).expect(200);
     await t.http.get(`/nodes/${f.nodeId}/versions/1.0.0`).expect(404);
     expect(await statuses('')).toEqual(['3.0.0', '2.0.0']);
     expect(await statuses('?statuses=NodeVersionStatusDeleted')).toEqual(['1.0.0']);
@@ -175,7 +175,7 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
     expect(await reviewed(t, f, '1.5.0')).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: expect.stringContaining('not-a-pack') });
     await expect404(`/nodes/${f.nodeId}/install?version=1.5.0`, 'NodeVersionStatusFlagged');
     await versionWithArchive(f, '1.0.0');
-    await t.http.put(`${versionsUrl()}/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusBanned' }).expect(200);
+    await t.http.put(`${versionsUrl()}/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusBanned', status_reason: 'malware' }).expect(200);
     await expect404(`/nodes/${f.nodeId}/install?version=1.0.0`, 'NodeVersionStatusBanned');
     // The latest version is now 0.9.0, which has no archive.
     await expect404(`/nodes/${f.nodeId}/install`, "version '0.9.0'");

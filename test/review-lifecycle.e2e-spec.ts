@@ -174,6 +174,81 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
     expect((await reviewOf(f, '1.0.0')).history.at(-1)).toMatchObject({ status: 'NodeVersionStatusBanned', reason: 'malware', by: admin.id });
   });
 
+  describe('what nothing may get past', () => {
+    const aws = () => clean({ 'pack/config.py': `KEY = "${AWS_KEY}"\n` });
+
+    it('a version blocked by its checks stays blocked: not through a ban and back, nor through a new archive', async () => {
+      const { f } = await reviewedUpload(aws());
+      const decide = (body: object) => t.http.put(`/admin/nodes/${f.nodeId}/versions/1.0.0`).set(admin.auth).send(body);
+      await decide({ status: 'NodeVersionStatusBanned', status_reason: 'leaked a key' }).expect(200);
+      await decide({ status: 'NodeVersionStatusActive' }).expect(409);
+      const oldRoute = t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`).set(admin.auth);
+      await oldRoute.send({ status: 'NodeVersionStatusActive' }).expect(409);
+      expect((await versionOf(t, f, '1.0.0')).status).toBe('NodeVersionStatusBanned');
+    });
+
+    it('a flagged version takes no new archive from its members', async () => {
+      const { f } = await reviewedUpload(aws());
+      const res = await t.http
+        .put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0/archive`)
+        .set(f.member.auth)
+        .set('Content-Type', 'application/zip')
+        .send(clean())
+        .expect(409);
+      expect(res.body.message).toContain('publish a new version');
+      expect((await versionOf(t, f, '1.0.0')).status).toBe('NodeVersionStatusFlagged');
+    });
+
+    it('no decision while the checks run', async () => {
+      const f = await createPublisherWithNode(t);
+      await addVersions(t, f, '1.0.0');
+      // Stored, then checked in the background: decided before the checks are done, it would skip them.
+      await uploadArchive(t, f, '1.0.0', aws());
+      const early = await t.http.put(`/admin/nodes/${f.nodeId}/versions/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusActive' });
+      // 409 while pending ("being checked"); had the checks just finished, their block would refuse it too.
+      expect(early.status).toBe(409);
+      expect(await reviewed(t, f, '1.0.0')).toMatchObject({ status: 'NodeVersionStatusFlagged' });
+    });
+
+    it('entries the checks cannot read are refused at upload', async () => {
+      const f = await createPublisherWithNode(t);
+      await addVersions(t, f, '1.0.0');
+      const bzip2 = craftZip([{ name: 'pack/__init__.py', content: PACK_INIT }, { name: 'pack/lib.so', content: 'BZh91AY&SY', method: 12 }]);
+      const res = await t.http
+        .put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0/archive`)
+        .set(f.member.auth)
+        .set('Content-Type', 'application/zip')
+        .send(bzip2)
+        .expect(400);
+      expect(res.body.message).toContain('method 12');
+    });
+
+    it('an upload URL of a node banned since it was issued is refused', async () => {
+      const f = await createPublisherWithNode(t);
+      const publish = await t.http
+        .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
+        .send({ personal_access_token: f.member.token, node: { id: f.nodeId }, node_version: { version: '3.0.0' } })
+        .expect(201);
+      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(204);
+      const late = await fetch(String(publish.body.signedUrl), { method: 'PUT', headers: { 'Content-Type': 'application/zip' }, body: clean() });
+      expect(late.status).toBe(403);
+      expect(((await late.json()) as { message: string }).message).toBe('node banned');
+    });
+
+    it('an admin deletes once: deleting again is 404, nothing changed', async () => {
+      const f = await createPublisherWithNode(t);
+      await addVersions(t, f, '1.0.0');
+      const path = `/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`;
+      await t.http.delete(path).set(admin.auth).expect(204);
+      await t.http.delete(path).set(admin.auth).expect(404);
+      const history = (await reviewOf(f, '1.0.0', admin)).history;
+      expect(history.filter((change) => change.status === 'NodeVersionStatusDeleted')).toEqual([expect.objectContaining({ reason: 'deleted by an admin', by: admin.id })]);
+      await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).expect(204);
+      await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).expect(404);
+      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(404);
+    });
+  });
+
   describe('review records', () => {
     it('are for members and admins only', async () => {
       const f = await createPublisherWithNode(t);
@@ -216,7 +291,7 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       const f = await createPublisherWithNode(t);
       await t.http
         .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
-        .set(f.owner.auth)
+        .set(admin.auth)
         .send({ version: '1.0.0', downloadUrl: 'https://example.com/pack-1.0.0.zip' })
         .expect(201);
       await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(f.owner.auth).expect(403);

@@ -48,15 +48,19 @@ describe('Node versions', () => {
     expect(build.body.message).toContain('build metadata');
   });
 
-  it('lets plain members publish versions, with an optional download URL', async () => {
+  it('lets plain members publish versions; a download URL elsewhere only admins may give (it would install unchecked)', async () => {
+    const url = `/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`;
+    const refused = await t.http.post(url).set(f.member.auth).send({ version: '2.0.0', downloadUrl: 'https://cdn.example.com/node-2.0.0.zip' }).expect(403);
+    expect(refused.body.message).toContain("only admins may set 'downloadUrl'");
+    await t.http.get(`/nodes/${f.nodeId}/versions/2.0.0`).expect(404);
     const created = await t.http
-      .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
-      .set(f.member.auth)
+      .post(url)
+      .set(admin.auth)
       .send({ version: '2.0.0', downloadUrl: 'https://cdn.example.com/node-2.0.0.zip', dependencies: ['numpy>=1.26'] })
       .expect(201);
     expect(created.body).toMatchObject({ version: '2.0.0', downloadUrl: 'https://cdn.example.com/node-2.0.0.zip', dependencies: ['numpy>=1.26'] });
     expect(ids['1.9.0']).toBeDefined();
-    const bad = await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`).set(f.member.auth).send({ version: '2.0.1', downloadUrl: 'file:///etc/passwd' }).expect(400);
+    const bad = await t.http.post(url).set(admin.auth).send({ version: '2.0.1', downloadUrl: 'file:///etc/passwd' }).expect(400);
     expect(bad.body.message).toContain('downloadUrl must be an absolute http(s) URL');
   });
 
@@ -130,7 +134,7 @@ describe('Node versions', () => {
     expect(await latest()).toBe('1.9.0');
     await t.http.put(versionUrl('1.10.0')).set(f.owner.auth).send({ changelog: 'x' }).expect(403);
 
-    await t.http.put(versionUrl('1.9.0')).set(admin.auth).send({ status: 'NodeVersionStatusDeleted' }).expect(200);
+    await t.http.put(versionUrl('1.9.0')).set(admin.auth).send({ status: 'NodeVersionStatusDeleted', status_reason: 'withdrawn' }).expect(200);
     await t.http.put(versionUrl('1.9.0')).set(f.owner.auth).send({ changelog: 'x' }).expect(404);
     const listed = await t.http.get(`/nodes/${f.nodeId}/versions`).expect(200);
     expect(listed.body.map((v: { version: string }) => v.version)).toEqual(['1.10.0', '1.2.0']);

@@ -12,6 +12,21 @@ import { NotAZipError } from './archive-storage';
  */
 const OPTIONS: Options = { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: false };
 
+/** Stored and deflated: what every zip tool writes by default, and what the archive checks can read (docs/api-rules.md §10). */
+const CHECKABLE_METHODS = new Set([0, 8]);
+
+/**
+ * An entry the checks could not read would install unchecked: encrypted, or
+ * compressed another way (bzip2, LZMA, which Python's zipfile, the
+ * installers' reader, would still extract). Refused at upload.
+ */
+function assertCheckable(entry: Entry): void {
+  if (entry.isEncrypted()) throw new NotAZipError('the archive holds an encrypted entry, which cannot be checked');
+  if (!CHECKABLE_METHODS.has(entry.compressionMethod)) {
+    throw new NotAZipError(`the archive holds an entry compressed with method ${entry.compressionMethod}; only stored and deflated entries (methods 0 and 8) can be checked`);
+  }
+}
+
 function readZip(fd: number): Promise<ZipFile> {
   return new Promise((resolve, reject) => fromFd(fd, OPTIONS, (error, zipfile) => (error ? reject(error) : resolve(zipfile))));
 }
@@ -53,6 +68,7 @@ export async function assertReadableZip(path: string): Promise<void> {
   try {
     const zipfile = await readZip(file.fd);
     for (let entry = await nextEntry(zipfile); entry; entry = await nextEntry(zipfile)) {
+      assertCheckable(entry);
       await zipfile.readLocalFileHeaderPromise(entry, { minimal: true });
     }
   } catch (error) {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PublishersService } from '../publishers/publishers.service';
@@ -6,6 +6,8 @@ import { NodeStatus } from './entities/node.entity';
 import { NodesRepository } from './nodes.repository';
 import { NodesService } from './nodes.service';
 import { VersionReviewService } from './review/version-review.service';
+
+const deletedBy = (caller: Principal): string => (caller.isAdmin ? 'deleted by an admin' : 'deleted by its publisher');
 
 /**
  * Taking things down (docs/api-rules.md §10): members delete their versions
@@ -27,13 +29,15 @@ export class NodeModerationService {
     await this.tx.run(async (manager) => {
       const node = await this.nodes.lockPublisherNode(manager, caller, publisherId, nodeId);
       const version = await this.nodes.findWritableVersion(manager, caller, node, versionId);
-      await this.reviews.setStatus(manager, version, { status: 'NodeVersionStatusDeleted', reason: 'deleted by its publisher', by: caller.id });
+      // Gone already, for admins too (who may see deleted versions): nothing to change.
+      if (version.status === 'NodeVersionStatusDeleted') throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
+      await this.reviews.setStatus(manager, version, { status: 'NodeVersionStatusDeleted', reason: deletedBy(caller), by: caller.id });
     });
   }
 
   /** DELETE /publishers/{p}/nodes/{n}: gone from reads (404); its id stays taken. */
   deleteNode(caller: Principal, publisherId: string, nodeId: string): Promise<void> {
-    return this.setNodeStatus(caller, publisherId, nodeId, 'NodeStatusDeleted', 'deleted by its publisher');
+    return this.setNodeStatus(caller, publisherId, nodeId, 'NodeStatusDeleted', deletedBy(caller));
   }
 
   /** POST /publishers/{p}/nodes/{n}/ban (admins). */
@@ -52,6 +56,8 @@ export class NodeModerationService {
   private async setNodeStatus(caller: Principal, publisherId: string, nodeId: string, status: NodeStatus, detail: string): Promise<void> {
     await this.tx.run(async (manager) => {
       const node = await this.nodes.lockPublisherNode(manager, caller, publisherId, nodeId);
+      // A deleted node is gone, for admins too (who may see it): neither deleted again nor banned.
+      if (node.status === 'NodeStatusDeleted') throw new NotFoundException(`node '${nodeId}' not found for publisher '${publisherId}'`);
       await this.nodeRows.updateNode(manager, node.id, { status, statusDetail: detail, updatedAt: new Date() });
     });
   }

@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { ConflictException, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { IncomingMessage } from 'node:http';
 import { EntityManager } from 'typeorm';
 import { ArchivesService } from '../archives/archives.service';
@@ -97,7 +97,12 @@ export class NodePublishingService {
   ): Promise<NodeVersionDto> {
     const lockWritableVersion = async (manager: EntityManager) => {
       const node = await this.nodes.lockPublisherNode(manager, caller, publisherId, nodeId);
-      return this.nodes.findWritableVersion(manager, caller, node, versionId);
+      const version = await this.nodes.findWritableVersion(manager, caller, node, versionId);
+      // A flagged version waits for an admin (or was blocked for good): a new archive would clear that without one.
+      if (version.status === 'NodeVersionStatusFlagged' && !caller.isAdmin) {
+        throw new ConflictException(`version '${version.version}' is flagged (${version.statusReason ?? 'see its review'}): publish a new version`);
+      }
+      return version;
     };
     // Every refusal (403/404) before the body is read; checked again once it is stored.
     await this.tx.run(lockWritableVersion);
@@ -133,6 +138,10 @@ export class NodePublishingService {
     const version = await this.repository.lockVersionWithNode(manager, versionId, this.tx.lockForUpdate());
     if (!version) {
       throw new ForbiddenException('upload URL is no longer valid (its version does not exist)');
+    }
+    const node = await this.repository.findNode(version.nodeId.toLowerCase(), manager);
+    if (node?.status !== 'NodeStatusActive') {
+      throw new ForbiddenException(node?.status === 'NodeStatusBanned' ? 'node banned' : 'upload URL is no longer valid (its node was deleted)');
     }
     // Pending without an archive: once one is stored, the version waits for its checks, and the URL is used.
     if (version.status !== PENDING || version.archiveSha256 !== null) {

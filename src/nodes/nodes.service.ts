@@ -35,6 +35,7 @@ import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.en
 import { NodeEntity, NodeStatus } from './entities/node.entity';
 import { parseCatalogSort } from './catalog-sort';
 import { ComfyNodesRepository } from './comfy-nodes/comfy-nodes.repository';
+import { assertDecisionAllowed } from './review/review-decision';
 import { StatusChange, VersionReviewsRepository } from './review/version-reviews.repository';
 import { compatibilityTarget, CompatibilityTarget, pickCompatibleVersion } from './compatibility/compatible-version';
 import { ACCELERATOR_FAMILIES, OS_FAMILIES, spellingsOfFamily } from './compatibility/platforms';
@@ -445,6 +446,10 @@ export class NodesService {
     input: CreateNodeVersionDto,
   ): Promise<NodeVersionDto> {
     assertValidVersionNumber(input.version);
+    if (input.downloadUrl !== undefined && !caller.isAdmin) {
+      // An archive elsewhere would install unchecked (docs/api-rules.md §10): members upload theirs, admins may point at one.
+      throw new ForbiddenException(`only admins may set 'downloadUrl'; upload the archive to PUT …/versions/${input.version}/archive`);
+    }
     return this.tx.run(async (manager) => {
       const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
       const version = await this.addVersion(manager, node, input, { status: 'NodeVersionStatusActive', reason: null, by: caller.id });
@@ -523,8 +528,8 @@ export class NodesService {
       if (adminField && !caller.isAdmin) {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
-      if (changes.status === 'NodeVersionStatusPending') {
-        throw new BadRequestException('a version is pending only while its archive waits for its checks; an admin may not set it');
+      if (changes.status !== undefined && changes.status !== read.status) {
+        assertDecisionAllowed(read, changes.status, changes.statusReason ?? null, await this.history.findReview(read.id));
       }
       // A PUT that sets nothing changes nothing, not even the version's change time.
       if (Object.keys(changes).length === 0) return read;

@@ -19,14 +19,13 @@ export interface ArchiveReviewJob {
   sha256: string;
 }
 
-type Job = ArchiveReviewJob;
 
-const keyOf = ({ versionId, sha256 }: Job): string => `${versionId}@${sha256}`;
+const keyOf = ({ versionId, sha256 }: ArchiveReviewJob): string => `${versionId}@${sha256}`;
 
 /**
  * Reviews a version's archive in the background, never delaying the upload
  * that stored it: its checks (docs/api-rules.md §10) and its node classes
- * (§9.3), read in one pass over the stored file. Durable: the upload's
+ * (§9.3), each read from the stored file. Durable: the upload's
  * transaction makes the version pending (and its extraction `pending`), and
  * every instance, at startup and every SWEEP_INTERVAL_MS, starts the review
  * of each archive still waiting, so one a stopped process left unfinished is
@@ -38,7 +37,7 @@ const keyOf = ({ versionId, sha256 }: Job): string => `${versionId}@${sha256}`;
 @Injectable()
 export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ArchiveReview.name);
-  private readonly waiting: Job[] = [];
+  private readonly waiting: ArchiveReviewJob[] = [];
   /** Jobs waiting or running here, by key, so a sweep does not queue one twice. */
   private readonly queued = new Set<string>();
   private readonly running = new Set<Promise<void>>();
@@ -66,7 +65,7 @@ export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /** Queues the review of an archive just stored for a version (after the transaction that set it pending). */
-  start(job: Job): void {
+  start(job: ArchiveReviewJob): void {
     if (this.stopped || this.queued.has(keyOf(job))) return;
     this.queued.add(keyOf(job));
     this.waiting.push(job);
@@ -96,7 +95,7 @@ export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationS
 
   private runWaiting(): void {
     while (this.running.size < CONCURRENCY && this.waiting.length > 0) {
-      const job = this.waiting.shift() as Job;
+      const job = this.waiting.shift() as ArchiveReviewJob;
       const run: Promise<void> = this.review(job)
         .catch((error: unknown) =>
           // Reading the archive or storing the result failed (the disk, the database): the version stays pending, and the next sweep retries it.
@@ -112,7 +111,7 @@ export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /** Rejects when the stored file cannot be read (an I/O error): the version stays pending, and a later sweep tries again. */
-  private async review(job: Job): Promise<void> {
+  private async review(job: ArchiveReviewJob): Promise<void> {
     const { extraction, findings } = await this.storage.withLocalFile(job.sha256, async (path) => ({
       extraction: await extractNodeClasses(path),
       findings: await checkArchive(path, { version: job.version }),

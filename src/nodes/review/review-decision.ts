@@ -1,14 +1,14 @@
 import type { Finding } from '../archive-checks/findings';
 import { summarizeFindings } from '../archive-checks/findings';
-import { NodeVersionStatus } from '../entities/node-version.entity';
+import { BadRequestException, ConflictException } from '@nestjs/common';
+import { NodeVersionEntity, NodeVersionStatus } from '../entities/node-version.entity';
+import { VersionReviewEntity } from './entities/version-review.entity';
 
 /** What checks decide about a version (docs/api-rules.md §10). */
 export interface ReviewDecision {
   status: Extract<NodeVersionStatus, 'NodeVersionStatusActive' | 'NodeVersionStatusFlagged'>;
   /** Null when active with nothing to say. */
   reason: string | null;
-  /** A block finding: flagged for good, no admin may make it active (only a new version can). */
-  blocked: boolean;
 }
 
 /**
@@ -17,11 +17,40 @@ export interface ReviewDecision {
  * inform (they appear in the reason of an active version).
  */
 export function decideFromFindings(findings: readonly Finding[]): ReviewDecision {
-  const blocked = findings.some((finding) => finding.severity === 'block');
-  const held = blocked || findings.some((finding) => finding.severity === 'review');
+  const held = findings.some((finding) => finding.severity === 'block' || finding.severity === 'review');
   return {
     status: held ? 'NodeVersionStatusFlagged' : 'NodeVersionStatusActive',
     reason: findings.length > 0 ? summarizeFindings(findings) : null,
-    blocked,
   };
+}
+
+/** Whether the checks of the version's current archive blocked it: final, whatever its status now (only a new version replaces it). */
+export function blockedByChecks(version: Pick<NodeVersionEntity, 'archiveSha256'>, review: Pick<VersionReviewEntity, 'archiveSha256' | 'findings'> | null): boolean {
+  return review !== null && review.archiveSha256 === version.archiveSha256 && review.findings.some((finding) => finding.severity === 'block');
+}
+
+/**
+ * The rules of an admin's status decision, whichever route makes it: not
+ * pending (a version is pending only while its archive waits for its
+ * checks, and none may be decided then), a reason for every status but
+ * active, and never active for a version its checks blocked.
+ */
+export function assertDecisionAllowed(
+  version: Pick<NodeVersionEntity, 'status' | 'statusReason' | 'archiveSha256' | 'version'>,
+  status: NodeVersionStatus,
+  reason: string | null,
+  review: Pick<VersionReviewEntity, 'archiveSha256' | 'findings'> | null,
+): void {
+  if (status === 'NodeVersionStatusPending') {
+    throw new BadRequestException('a version is pending only while its archive waits for its checks; an admin may not set it');
+  }
+  if (version.status === 'NodeVersionStatusPending' && version.archiveSha256 !== null) {
+    throw new ConflictException(`version '${version.version}' is being checked; decide once its checks are done`);
+  }
+  if (status !== 'NodeVersionStatusActive' && !reason) {
+    throw new BadRequestException(`status_reason is required with status ${status}: it tells the publisher why`);
+  }
+  if (status === 'NodeVersionStatusActive' && blockedByChecks(version, review)) {
+    throw new ConflictException(`version '${version.version}' was blocked by its checks (${version.statusReason ?? 'see its review'}); publish a new version instead`);
+  }
 }

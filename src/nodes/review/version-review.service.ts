@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../../auth/principal';
 import { PublicReadCache } from '../../common/http/public-read-cache';
@@ -15,23 +15,18 @@ import { NodesService } from '../nodes.service';
 import { ArchiveReviewJob } from './archive-review';
 import { AdminVersionDecisionDto, ReviewQueueDto, ReviewQueueQueryDto, VersionReviewDto } from './dto/version-review.dto';
 import { toVersionReviewDto } from './dto/version-review.mapper';
-import { decideFromFindings } from './review-decision';
+import { assertDecisionAllowed, decideFromFindings } from './review-decision';
 import { VersionReviewsRepository } from './version-reviews.repository';
 
 const PENDING: NodeVersionStatus = 'NodeVersionStatusPending';
 
-/** The admin queue's statuses when none are asked for: what waits for someone. */
-const QUEUE_STATUSES: NodeVersionStatus[] = ['NodeVersionStatusPending', 'NodeVersionStatusFlagged'];
+/** The admin queue's statuses when none are asked for: what waits for an admin (pending versions wait for their checks or archive). */
+const QUEUE_STATUSES: NodeVersionStatus[] = ['NodeVersionStatusFlagged'];
 
 /** The finding for an extraction that found no class (docs/api-rules.md §10 `no-node-classes`), if it did not. */
 function nodeClassFindings({ status, reason }: ExtractionState): Finding[] {
   if (status !== 'failed') return [];
   return [{ code: 'no-node-classes', severity: SEVERITY_OF['no-node-classes'], message: `no node classes found${reason ? `: ${reason}` : ''}` }];
-}
-
-/** Whether checks blocked the version for good: flagged by a `block` finding of its current archive. */
-function blockedByChecks(version: NodeVersionEntity, findings: readonly Finding[] | undefined): boolean {
-  return version.status === 'NodeVersionStatusFlagged' && (findings ?? []).some((finding) => finding.severity === 'block');
 }
 
 /**
@@ -80,7 +75,8 @@ export class VersionReviewService {
   async setStatus(manager: EntityManager, version: NodeVersionEntity, change: { status: NodeVersionStatus; reason: string | null; by: string }): Promise<void> {
     const at = new Date();
     await this.nodeRows.updateVersion(manager, version.id, { status: change.status, statusReason: change.reason, updatedAt: at });
-    await this.reviews.appendStatusChange(manager, version.id, change, at);
+    // The history lists changes: a decision that keeps the status (a new reason) is not one.
+    if (change.status !== version.status) await this.reviews.appendStatusChange(manager, version.id, change, at);
     await this.nodes.recordVersionChange(manager, version.nodeId, { latestMayMove: true });
     Object.assign(version, { status: change.status, statusReason: change.reason, updatedAt: at });
   }
@@ -104,17 +100,13 @@ export class VersionReviewService {
    * making it active): only a new version can replace it.
    */
   async decide(admin: Principal, nodeId: string, versionId: string, input: AdminVersionDecisionDto): Promise<NodeVersionDto> {
-    if (input.status !== 'NodeVersionStatusActive' && !input.status_reason) {
-      throw new BadRequestException(`status_reason is required with status ${input.status}: it tells the publisher why`);
-    }
     const version = await this.tx.run(async (manager) => {
       const found = await this.nodes.lockNodeForAdmin(manager, nodeId);
       const locked = await this.nodeRows.findVersion(manager, found.id, versionId);
       if (!locked) throw new NotFoundException(`version '${versionId}' of node '${found.id}' not found`);
-      if (input.status === 'NodeVersionStatusActive' && blockedByChecks(locked, (await this.reviews.findReview(locked.id, manager))?.findings)) {
-        throw new ConflictException(`version '${locked.version}' of node '${found.id}' was blocked by its checks (${locked.statusReason ?? 'see its review'}); publish a new version instead`);
-      }
-      await this.setStatus(manager, locked, { status: input.status, reason: input.status_reason ?? null, by: admin.id });
+      const reason = input.status_reason ?? null;
+      assertDecisionAllowed(locked, input.status, reason, await this.reviews.findReview(locked.id, manager));
+      await this.setStatus(manager, locked, { status: input.status, reason, by: admin.id });
       return locked;
     });
     return toNodeVersionDto(version);
