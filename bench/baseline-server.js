@@ -11,7 +11,7 @@ const VERSION_COLUMNS = [
   'app_node_extract_status', 'supported_os', 'supported_accelerators', 'supported_app_version',
   'supported_app_frontend_version', 'tags', 'tags_admin', 'created_at',
 ];
-const PUBLISHER_COLUMNS = ['id', 'name', 'description', 'website', 'support', 'source_code_repo', 'logo', 'created_at'];
+const PUBLISHER_COLUMNS = ['id', 'name', 'description', 'website', 'support', 'source_code_repo', 'logo', 'created_at', 'status'];
 const aliased = (table, prefix, columns) => columns.map((column) => `${table}.${column} AS ${prefix}${column}`).join(', ');
 
 const SQL = {
@@ -98,6 +98,7 @@ function toNode(row) {
       support: row.p_support,
       source_code_repo: row.p_source_code_repo,
       logo: row.p_logo,
+      status: row.p_status,
       createdAt: isoDate(row.p_created_at),
     }),
     latest_version: row.v_id === null ? undefined : toVersion(row, 'v_'),

@@ -113,11 +113,13 @@ function packFiles() {
 }
 
 /**
- * The pack as a zip, stored uncompressed: with its Python, or with every .py renamed .txt; `marker` (a small file)
- * makes each upload's archive a new one.
+ * The pack as a zip, stored uncompressed: with its Python, or with every .py renamed .txt but an empty
+ * `__init__.py` (still a pack, so its checks pass and it takes the next upload); `marker` (a small file) makes
+ * each upload's archive a new one.
  */
 function zipOf(files, { python = true, marker = '' } = {}) {
   const entries = Object.entries({ ...files, 'blend_pack/BUILD': marker }).map(([path, text]) => [python ? path : path.replace(/\.py$/, '.txt'), [strToU8(text), { level: 0 }]]);
+  if (!python) entries.push(['blend_pack/__init__.py', [strToU8(''), { level: 0 }]]);
   return Buffer.from(zipSync(Object.fromEntries(entries)));
 }
 
