@@ -95,16 +95,20 @@ class ModuleNames {
   private readonly aliases = new Map<string, string>([['__builtins__', 'builtins']]);
   /** A name → the decoder whose result it was assigned. */
   private readonly decoded = new Map<string, string>();
-  private readonly deadline = performance.now() + READING_BUDGET_MS;
+  private readonly deadline: number;
 
-  constructor(root: Node) {
+  constructor(
+    root: Node,
+    private readonly budgetMs: number,
+  ) {
+    this.deadline = performance.now() + budgetMs;
     for (const statement of root.descendantsOfType(['import_statement', 'import_from_statement'])) this.readImport(statement);
     this.readAssignments(root.descendantsOfType(['assignment', 'augmented_assignment', 'named_expression']));
   }
 
-  /** Throws NotParsed once reading the module has taken READING_BUDGET_MS. */
+  /** Throws NotParsed once reading the module has taken its budget. */
   checkTime(): void {
-    if (performance.now() > this.deadline) throw new NotParsed(`following its names and calls took over ${READING_BUDGET_MS} ms`);
+    if (performance.now() > this.deadline) throw new NotParsed(`following its names and calls took over ${this.budgetMs} ms`);
   }
 
   private readImport(statement: Node): void {
@@ -224,9 +228,9 @@ const argumentValue = (argument: Node): Node | null => (argument.type === 'keywo
  * `__import__("zlib")`). One per line, in source order. Throws NotParsed as the parser does, and
  * when following the module's names and calls takes over READING_BUDGET_MS.
  */
-function obfuscatedExecs(parser: PythonParser, source: string): ObfuscatedExec[] {
+function obfuscatedExecs(parser: PythonParser, source: string, budgetMs: number): ObfuscatedExec[] {
   return parser.parse(source, (root) => {
-    const names = new ModuleNames(root);
+    const names = new ModuleNames(root, budgetMs);
     const found = new Map<number, ObfuscatedExec>();
     for (const call of root.descendantsOfType('call')) {
       names.checkTime();
@@ -241,7 +245,7 @@ function obfuscatedExecs(parser: PythonParser, source: string): ObfuscatedExec[]
       }
     }
     return [...found.values()].sort((a, b) => a.line - b.line);
-  });
+  }, budgetMs);
 }
 
 /** The obfuscated-exec finding for a module that may hold one but could not be checked (`why`): hiding code from the check is what it is for. */
@@ -250,9 +254,9 @@ export function notChecked(file: string, why: string): Finding {
 }
 
 /** The obfuscated-exec findings of a Python module `file`; one not parsed, or whose reading takes too long (NotParsed), is one not checked. */
-export function obfuscatedExecFindings(parser: PythonParser, file: string, source: string): Finding[] {
+export function obfuscatedExecFindings(parser: PythonParser, file: string, source: string, budgetMs = READING_BUDGET_MS): Finding[] {
   try {
-    return obfuscatedExecs(parser, source).map(({ line, sink, decoder }) =>
+    return obfuscatedExecs(parser, source, budgetMs).map(({ line, sink, decoder }) =>
       finding('obfuscated-exec', `${quote(file)} line ${line} runs ${sink}() on what ${decoder}() decodes`, file, line),
     );
   } catch (error) {
