@@ -13,7 +13,9 @@
 //   - body attacks (bench/body-attacks.js): what refusing hostile JSON bodies costs, and /health/ready meanwhile.
 //   - node-class extraction (bench/extraction.js): a 5 MiB pack's extraction, and whether it delays its upload's reply.
 //   - archive checks (bench/archive-checks.js): a 100 MiB pack's checks (memory, other requests' latency) and zip bombs.
-// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog (or attacks, extraction, checks) runs
+//   - metrics (bench/metrics.js): write throughput and a catalog page's p50 with GET /metrics on against off.
+//   - kept video results (bench/video-results.js): storing a 500 MiB result (memory, other requests' p50), a Range read of its last MiB.
+// --smoke runs every step for a couple of seconds so CI keeps the script working; --only catalog (or attacks, extraction, checks, metrics, results) runs
 // that section alone; --only registry runs the registry routes against the baseline alone (no video, bursts or
 // calibration).
 const autocannon = require('autocannon');
@@ -24,12 +26,14 @@ const { join } = require('node:path');
 const { runBodyAttacks } = require('./body-attacks');
 const { runCatalog } = require('./catalog');
 const { runExtraction } = require('./extraction');
+const { runResults } = require('./video-results');
 const { runArchiveChecks } = require('./archive-checks');
+const { runMetrics } = require('./metrics');
 const { ROOT, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
 
 const SMOKE = process.argv.includes('--smoke');
-// `--only catalog` (or attacks, extraction, checks) runs that section alone, and keeps the other sections' figures already in the results file.
-const SECTIONS = ['catalog', 'attacks', 'extraction', 'checks', 'registry'];
+// `--only catalog` (or attacks, extraction, checks, metrics, results) runs that section alone, and keeps the other sections' figures already in the results file.
+const SECTIONS = ['catalog', 'attacks', 'extraction', 'checks', 'registry', 'metrics', 'results'];
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 if (ONLY !== undefined && !SECTIONS.includes(ONLY)) {
   console.error(`--only takes one of: ${SECTIONS.join(', ')}`);
@@ -453,6 +457,8 @@ async function main() {
   }
   if (ONLY === undefined || ONLY === 'extraction') results.extraction = await section('extraction', () => runExtraction({ smoke: SMOKE }));
   if (ONLY === undefined || ONLY === 'checks') results.archiveChecks = await section('archive checks', () => runArchiveChecks({ smoke: SMOKE }));
+  if (ONLY === undefined || ONLY === 'metrics') results.metrics = await section('metrics', () => runMetrics({ smoke: SMOKE }));
+  if (ONLY === undefined || ONLY === 'results') results.videoResults = await section('results', () => runResults({ smoke: SMOKE }));
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote ${RESULTS}`);
 }

@@ -11,6 +11,8 @@ import { buildOpenApiDocument } from '../src/common/openapi/swagger';
 async function main(): Promise<void> {
   process.env.DATABASE_URL = 'sqlite::memory:';
   process.env.LOG_LEVEL = 'silent';
+  // GET /metrics exists only with a token: the document describes every route the service can serve.
+  process.env.METRICS_TOKEN = 'openapi-document-only';
   const app = await createApp();
   const document = `${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`;
   await app.close();

@@ -21,9 +21,12 @@ export interface CreateAppOptions {
  * main.ts, the OpenAPI script and the e2e tests all start from here.
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<INestApplication> {
-  // The adapter has to exist before Nest does, so TRUST_PROXY is read here (validated the same way as all configuration).
-  const adapter = createHttpAdapter(validateEnvironment(process.env).trustProxy);
-  const app = await NestFactory.create(AppModule.forRoot(options.extensions), adapter, {
+  // The adapter and the set of modules are fixed before Nest starts, so TRUST_PROXY and METRICS_TOKEN are read
+  // here (validated the same way as all configuration).
+  const environment = validateEnvironment(process.env);
+  const adapter = createHttpAdapter(environment.trustProxy);
+  const modules = AppModule.forRoot(options.extensions ?? [], { metrics: environment.METRICS_TOKEN !== undefined });
+  const app = await NestFactory.create(modules, adapter, {
     // Bodies are read after authentication, with limits enforced as they stream in (see JsonBodyInterceptor).
     bodyParser: false,
     bufferLogs: true,

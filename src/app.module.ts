@@ -6,6 +6,7 @@ import { ConfigModule } from './config/config.module';
 import { SchemaExtension } from './database/database-options';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { NodesModule } from './nodes/nodes.module';
 import { PublishersModule } from './publishers/publishers.module';
 import { ReviewsModule } from './reviews/reviews.module';
@@ -22,7 +23,8 @@ export interface AppExtension extends SchemaExtension {
 
 @Module({})
 export class AppModule {
-  static forRoot(extensions: AppExtension[] = []): DynamicModule {
+  /** `metrics`: METRICS_TOKEN is set, so GET /metrics exists (MetricsModule). */
+  static forRoot(extensions: AppExtension[], { metrics }: { metrics: boolean }): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -37,6 +39,7 @@ export class AppModule {
         ReviewsModule,
         ArchivesModule,
         VideoProxyModule,
+        MetricsModule.forRoot({ enabled: metrics }),
         ...extensions.map((extension) => extension.module),
       ],
     };

@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreditsService } from '../src/users/credits.service';
 import { CreditReservationEntity } from '../src/users/entities/credit-reservation.entity';
 import { IdempotencyKeyEntity } from '../src/video-proxy/entities/idempotency-key.entity';
+import { VideoResultEntity } from '../src/video-proxy/entities/video-result.entity';
 import { ReservationRecovery } from '../src/video-proxy/reservation-recovery';
 import { FakeUpstream } from './support/fake-upstream';
 import { freePort, ServerProcess, TestDatabase, waitFor } from './support/server-process';
@@ -120,4 +122,75 @@ describe('Crash recovery of interrupted creates', () => {
       await t.close();
     }
   });
+});
+
+/**
+ * docs/api-rules.md §4.4: a result download interrupted by the death of its
+ * process (SIGKILL while the file streams) is taken up by the next process
+ * once its lease runs out, and finished once.
+ */
+describe('Crash recovery of interrupted result downloads', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'registry-results-crash-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('SIGKILL mid-download, restart: the file is stored once, and served', async () => {
+    const upstream = await FakeUpstream.start();
+    const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'results.sqlite')}`;
+    const database = await TestDatabase.open(databaseUrl);
+    const storage = join(dir, 'archives');
+    const env = {
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'info',
+      THROTTLE_LIMIT: '0',
+      STORAGE_DIR: storage,
+      VIDEO_UPSTREAM_URL: upstream.url,
+      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
+      CALLBACK_ALLOW_PRIVATE: 'true',
+      CALLBACK_RETRY_BASE_MS: '100',
+    };
+    // 4 MiB in 64 KiB chunks 30 ms apart: about 2 s to send, killed part-way.
+    const video = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypmp42', 'latin1'), randomBytes(4 * 1024 * 1024 - 12)]);
+    let server = ServerProcess.start({ ...env, PORT: String(await freePort()) });
+    try {
+      const user = await database.seedUser(1000);
+      await server.ready();
+      const created = await fetch(`${server.url}/proxy/video/reference2video`, {
+        method: 'POST',
+        headers: { ...user.auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model: 'videoq2-turbo', duration: 2 }),
+      });
+      const { task_id: taskId } = (await created.json()) as { task_id: string };
+      const url = upstream.serveFile('slow.mp4', video, { chunkDelayMs: 30 });
+      upstream.taskStatus.set(taskId, { state: 'success', creations: [{ id: 'c1', url, cover_url: '' }] });
+      expect((await fetch(`${server.url}/proxy/video/tasks/${taskId}`, { headers: user.auth })).status).toBe(200);
+
+      await waitFor(() => upstream.requests.some((r) => r.path === '/files/slow.mp4'), 30000, 'the download to start');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await server.stop('SIGKILL');
+      const jobs = database.dataSource.getRepository(VideoResultEntity);
+      expect(await jobs.findOneByOrFail({ taskId })).toMatchObject({ state: 'pending', attempts: 1, sha256: null });
+
+      server = ServerProcess.start({ ...env, PORT: String(await freePort()) });
+      await server.ready();
+      // Within the lease (15 s) of the dead attempt, plus the download.
+      await waitFor(async () => (await jobs.findOneByOrFail({ taskId })).state === 'stored', 40000, 'the download to be finished');
+      const sha256 = createHash('sha256').update(video).digest('hex');
+      expect(await jobs.findOneByOrFail({ taskId })).toMatchObject({ state: 'stored', attempts: 2, sha256, contentType: 'video/mp4' });
+      expect(upstream.requests.filter((r) => r.path === '/files/slow.mp4')).toHaveLength(2);
+      // Nothing of the interrupted attempt is left behind under a name.
+      expect(readdirSync(join(storage, 'results', sha256.slice(0, 2)))).toEqual([`${sha256}.bin`]);
+
+      const task = (await (await fetch(`${server.url}/proxy/video/tasks/${taskId}`, { headers: user.auth })).json()) as {
+        creations: { stored_url: string }[];
+      };
+      const served = await fetch(task.creations[0].stored_url);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-type')).toBe('video/mp4');
+      expect(Buffer.from(await served.arrayBuffer()).equals(video)).toBe(true);
+    } finally {
+      await server.stop();
+      await database.close();
+      await upstream.close();
+    }
+  }, 90_000);
 });

@@ -12,7 +12,8 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
   let user: TestUser;
 
   beforeAll(async () => {
-    t = await TestApp.start();
+    // As `npm run openapi` builds the document: with GET /metrics, which exists only with a token.
+    t = await TestApp.start({ METRICS_TOKEN: 'http-pipeline-metrics-token' });
     user = await t.createUser();
   });
   afterAll(() => t.close());

@@ -367,6 +367,14 @@ describe('The whole loop with the built-in sandbox', () => {
       expect(deliveries.every((d) => verifySignature(secret, d.rawBody, d.headers['x-signature']))).toBe(true);
       const task = await t.http.get(`/proxy/video/tasks/${body.task_id}`).set(user.auth).expect(200);
       expect(task.body).toMatchObject({ state: 'success', creations: [expect.objectContaining({ url: expect.any(String), cover_url: expect.any(String) })] });
+      // Its creations link to the sandbox itself (loopback, allowed here): kept, and served with their type.
+      let kept = task.body.creations[0] as { store_state: string; stored_url?: string };
+      for (let i = 0; i < 100 && kept.store_state === 'pending'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        kept = (await t.http.get(`/proxy/video/tasks/${body.task_id}`).set(user.auth)).body.creations[0];
+      }
+      const stored = new URL(kept.stored_url ?? 'http://missing');
+      expect((await t.http.get(`${stored.pathname}${stored.search}`).expect(200)).headers['content-type']).toBe('video/mp4');
     } finally {
       await t.close();
       await receiver.close();

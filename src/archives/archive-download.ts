@@ -1,4 +1,6 @@
-import { IncomingHttpHeaders } from 'node:http';
+import { HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { pipeline, Readable } from 'node:stream';
 import rangeParser from 'range-parser';
 
 /** Archives are content-addressed: the bytes behind a name never change. */
@@ -8,6 +10,14 @@ export interface ByteRange {
   start: number;
   end: number;
 }
+
+/** How the bytes are labelled: archives are zips cached for good; other stored files (video results) say their own. */
+export interface Representation {
+  contentType: string;
+  cacheControl: string;
+}
+
+const ZIP_ARCHIVE: Representation = { contentType: 'application/zip', cacheControl: ARCHIVE_CACHE_CONTROL };
 
 /** What a download answers, decided from the archive and the request's headers alone. */
 export type DownloadReply =
@@ -44,11 +54,16 @@ function requestedRange(size: number, headers: IncomingHttpHeaders, etag: string
  * defined for GET alone), 416 for an unsatisfiable one, else 200. If-None-Match
  * is evaluated before Range, as RFC 9110 §13.2.2 orders preconditions.
  */
-export function planDownload(archive: { sha256: string; size: number }, method: string, headers: IncomingHttpHeaders): DownloadReply {
+export function planDownload(
+  archive: { sha256: string; size: number },
+  method: string,
+  headers: IncomingHttpHeaders,
+  representation: Representation = ZIP_ARCHIVE,
+): DownloadReply {
   const etag = `"${archive.sha256}"`;
-  const validators = { ETag: etag, 'Cache-Control': ARCHIVE_CACHE_CONTROL };
+  const validators = { ETag: etag, 'Cache-Control': representation.cacheControl };
   if (noneMatch(headers['if-none-match'], etag)) return { status: 304, headers: validators };
-  const whole = { ...validators, 'Content-Type': 'application/zip', 'Accept-Ranges': 'bytes', 'Content-Length': String(archive.size) };
+  const whole = { ...validators, 'Content-Type': representation.contentType, 'Accept-Ranges': 'bytes', 'Content-Length': String(archive.size) };
   const range = method === 'GET' ? requestedRange(archive.size, headers, etag) : undefined;
   if (range === undefined) return { status: 200, headers: whole };
   if (range === 'unsatisfiable') return { status: 416, headers: { 'Content-Range': `bytes */${archive.size}` } };
@@ -57,4 +72,37 @@ export function planDownload(archive: { sha256: string; size: number }, method: 
     headers: { ...whole, 'Content-Length': String(range.end - range.start + 1), 'Content-Range': `bytes ${range.start}-${range.end}/${archive.size}` },
     range,
   };
+}
+
+const logger = new Logger('Downloads');
+
+/**
+ * Answers GET or HEAD of a stored file as planDownload decides (416 thrown as
+ * the error reply), streaming the bytes (or the range) that `read` opens.
+ */
+export function sendDownload(
+  file: { sha256: string; size: number },
+  req: { method: string; headers: IncomingHttpHeaders },
+  response: ServerResponse,
+  read: (range?: ByteRange) => Readable,
+  representation?: Representation,
+): void {
+  const reply = planDownload(file, req.method, req.headers, representation);
+  if (reply.status === 416) {
+    response.setHeader('Content-Range', reply.headers['Content-Range']);
+    throw new HttpException(`range not satisfiable: the file is ${file.size} bytes`, HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE);
+  }
+  response.writeHead(reply.status, reply.headers);
+  if (reply.status === 304 || req.method === 'HEAD') {
+    response.end();
+    return;
+  }
+  // pipeline, not pipe: when the client goes away mid-download the file stream is destroyed too,
+  // which closes its descriptor at once.
+  pipeline(read(reply.status === 206 ? reply.range : undefined), response, (error) => {
+    // A client that disconnects is no fault (the request log records the abort); a failed read is.
+    if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+      logger.error({ err: error, sha256: file.sha256 }, 'download failed mid-stream');
+    }
+  });
 }

@@ -47,4 +47,10 @@ export abstract class ArchiveStorage {
    * calling `use` when the archive is absent.
    */
   abstract withLocalFile<T>(sha256: string, use: (path: string) => Promise<T>): Promise<T>;
+
+  /**
+   * Removes a stored file (a no-op when absent). Archives are never deleted;
+   * only stores of files with a retention (kept video results) call this.
+   */
+  abstract delete(sha256: string): Promise<void>;
 }

@@ -1,11 +1,10 @@
-import { Controller, Get, HttpException, HttpStatus, Logger, NotFoundException, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, NotFoundException, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
 import { ErrorResponseDto } from '../common/errors/error-response.dto';
 import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { planDownload } from './archive-download';
+import { sendDownload } from './archive-download';
 import { ArchivesService } from './archives.service';
 import { Public } from '../auth/authenticated.decorator';
 
@@ -21,8 +20,6 @@ const HEADERS = {
 @Public()
 @Controller('archives')
 export class ArchivesController {
-  private readonly logger = new Logger('ArchivesController');
-
   constructor(private readonly archives: ArchivesService) {}
 
   @Get(':sha256.zip')
@@ -53,23 +50,6 @@ export class ArchivesController {
   async download(@Param('sha256') sha256: string, @Req() req: HttpRequest, @Res() response: ServerResponse): Promise<void> {
     const archive = await this.archives.find(sha256);
     if (!archive) throw new NotFoundException('archive not found');
-    const reply = planDownload(archive, req.method, req.headers);
-    if (reply.status === 416) {
-      response.setHeader('Content-Range', reply.headers['Content-Range']);
-      throw new HttpException(`range not satisfiable: the archive is ${archive.size} bytes`, HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE);
-    }
-    response.writeHead(reply.status, reply.headers);
-    if (reply.status === 304 || req.method === 'HEAD') {
-      response.end();
-      return;
-    }
-    // pipeline, not pipe: when the client goes away mid-download the file stream is destroyed too,
-    // which closes its descriptor at once.
-    pipeline(this.archives.read(archive.sha256, reply.status === 206 ? reply.range : undefined), response, (error) => {
-      // A client that disconnects is no fault (the request log records the abort); a failed read is.
-      if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-        this.logger.error({ err: error, sha256 }, 'archive download failed mid-stream');
-      }
-    });
+    sendDownload(archive, req, response, (range) => this.archives.read(archive.sha256, range));
   }
 }

@@ -1,10 +1,18 @@
+import { Counter } from 'prom-client';
 import { validateEnvironment, validateVariables } from '../config/environment';
 import { ArchivesEnvironment } from './archives.config';
 import { ArchivesService } from './archives.service';
 import { FilesystemArchiveStorage } from './filesystem-archive-storage';
 
 function serviceWith(env: Record<string, string>): ArchivesService {
-  return new ArchivesService(new FilesystemArchiveStorage('unused'), validateVariables(ArchivesEnvironment, env), validateEnvironment(env));
+  const counter = (name: string) => new Counter({ name, help: name, registers: [] });
+  return new ArchivesService(
+    new FilesystemArchiveStorage('unused'),
+    validateVariables(ArchivesEnvironment, env),
+    validateEnvironment(env),
+    counter('stored'),
+    counter('bytes'),
+  );
 }
 
 describe('ArchivesService.downloadUrl', () => {

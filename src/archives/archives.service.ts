@@ -1,6 +1,8 @@
 import { BadRequestException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { Counter } from 'prom-client';
 import typeIs from 'type-is';
 import { appConfig, AppConfig } from '../config/config.module';
 import { ByteRange } from './archive-download';
@@ -10,12 +12,18 @@ import { archivesConfig, ArchivesConfig } from './archives.config';
 /** application/zip, and the names some clients send for it; the zip signature is the real check. */
 const ARCHIVE_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/octet-stream'];
 
+/** The counters of archives stored (declared in archives.module.ts). */
+export const ARCHIVES_STORED = 'registry_archives_stored_total';
+export const ARCHIVE_BYTES_STORED = 'registry_archives_stored_bytes_total';
+
 @Injectable()
 export class ArchivesService {
   constructor(
     private readonly storage: ArchiveStorage,
     @Inject(archivesConfig.KEY) private readonly config: ArchivesConfig,
     @Inject(appConfig.KEY) private readonly app: AppConfig,
+    @InjectMetric(ARCHIVES_STORED) private readonly archivesStored: Counter,
+    @InjectMetric(ARCHIVE_BYTES_STORED) private readonly bytesStored: Counter,
   ) {}
 
   /**
@@ -34,7 +42,7 @@ export class ArchivesService {
       throw new PayloadTooLargeException(new ArchiveTooLargeError(maxBytes).message);
     }
     try {
-      return await this.storage.save(req, maxBytes);
+      return this.counted(await this.storage.save(req, maxBytes));
     } catch (error) {
       // Node reads and discards a body nobody read, but not one read in part: the refused rest is
       // drained here (bounded by REQUEST_TIMEOUT_MS), so the client gets the error reply rather
@@ -45,8 +53,8 @@ export class ArchivesService {
   }
 
   /** The bytes of an archive already in hand (the CLI's demo), with the same checks as an upload. */
-  store(zip: Buffer): Promise<StoredArchive> {
-    return this.storage.save(Readable.from([zip]), this.config.ARCHIVE_MAX_BYTES);
+  async store(zip: Buffer): Promise<StoredArchive> {
+    return this.counted(await this.storage.save(Readable.from([zip]), this.config.ARCHIVE_MAX_BYTES));
   }
 
   /** `{PUBLIC_BASE_URL or origin}/archives/{sha256}.zip`; `origin` is the request's own, e.g. `http://127.0.0.1:3000`. */
@@ -69,6 +77,13 @@ export class ArchivesService {
 
   read(sha256: string, range?: ByteRange): Readable {
     return this.storage.read(sha256, range);
+  }
+
+  /** For the metrics: an archive accepted and stored (bytes already stored count again: the upload happened). */
+  private counted(archive: StoredArchive): StoredArchive {
+    this.archivesStored.inc();
+    this.bytesStored.inc(archive.size);
+    return archive;
   }
 
   private refusal(error: unknown, req: IncomingMessage): unknown {

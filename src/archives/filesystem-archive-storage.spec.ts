@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer, text } from 'node:stream/consumers';
 import { ArchiveTooLargeError, NotAZipError } from './archive-storage';
-import { FilesystemArchiveStorage } from './filesystem-archive-storage';
+import { FilesystemArchiveStorage, OPAQUE_FILES } from './filesystem-archive-storage';
 import { filesUnder } from '../../test/support/files';
 import { makeZip, unreadableZips } from '../../test/support/zip';
 
@@ -135,5 +135,18 @@ describe('FilesystemArchiveStorage', () => {
     expect(filesUnder(root)).toEqual([join('tmp', 'new.part')]);
     // A store that never saved anything has no temp directory yet.
     await new FilesystemArchiveStorage(join(root, 'never-used')).onModuleInit();
+  });
+
+  it('keeps any bytes with OPAQUE_FILES (kept video results), within the limit, and deletes them', async () => {
+    const results = new FilesystemArchiveStorage(join(root, 'results'), OPAQUE_FILES);
+    const bytes = Buffer.from('not a zip at all');
+    const hash = sha256(bytes);
+    expect(await results.save(chunked(bytes.subarray(0, 3), bytes.subarray(3)), bytes.length)).toEqual({ sha256: hash, size: bytes.length });
+    expect(filesUnder(join(root, 'results'))).toEqual([join(hash.slice(0, 2), `${hash}.bin`)]);
+    expect(await text(results.read(hash, { start: 4, end: 6 }))).toBe('a z');
+    await expect(results.save(chunked(bytes), bytes.length - 1)).rejects.toBeInstanceOf(ArchiveTooLargeError);
+    await results.delete(hash);
+    await results.delete(hash);
+    expect(await results.stat(hash)).toBeNull();
   });
 });

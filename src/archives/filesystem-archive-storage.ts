@@ -33,10 +33,21 @@ async function writeAll(file: FileHandle, chunk: Buffer): Promise<void> {
 }
 
 /**
- * Copies `body` into `file`, hashing it, refusing it as soon as it is too large or does not start like a zip
- * (a cheap refusal while the body streams; whether the whole file reads as a zip is checked once it is written).
+ * What a store holds and how it is checked: zip archives are refused as soon as their first bytes
+ * cannot start a zip (a cheap refusal while the body streams) and read back as a zip once written;
+ * other files (kept video results) are stored as they come.
  */
-async function copyZip(body: Readable, file: FileHandle, maxBytes: number): Promise<StoredArchive> {
+export interface StoredKind {
+  extension: string;
+  assertHead?: (head: Buffer) => void;
+  assertFile?: (path: string) => Promise<void>;
+}
+
+export const ZIP_ARCHIVES: StoredKind = { extension: '.zip', assertHead: assertZipSignature, assertFile: assertReadableZip };
+export const OPAQUE_FILES: StoredKind = { extension: '.bin' };
+
+/** Copies `body` into `file`, hashing it, refusing it as soon as it is too large or its head is refused. */
+async function copyChecked(body: Readable, file: FileHandle, maxBytes: number, assertHead?: (head: Buffer) => void): Promise<StoredArchive> {
   const hash = createHash('sha256');
   let size = 0;
   let head = Buffer.alloc(0);
@@ -45,14 +56,14 @@ async function copyZip(body: Readable, file: FileHandle, maxBytes: number): Prom
     const chunk = typeof data === 'string' ? Buffer.from(data) : data;
     size += chunk.length;
     if (size > maxBytes) throw new ArchiveTooLargeError(maxBytes);
-    if (head.length < SIGNATURE_LENGTH) {
+    if (assertHead && head.length < SIGNATURE_LENGTH) {
       head = Buffer.concat([head, chunk]);
-      if (head.length >= SIGNATURE_LENGTH) assertZipSignature(head);
+      if (head.length >= SIGNATURE_LENGTH) assertHead(head);
     }
     hash.update(chunk);
     await writeAll(file, chunk);
   }
-  if (head.length < SIGNATURE_LENGTH) assertZipSignature(head);
+  if (assertHead && head.length < SIGNATURE_LENGTH) assertHead(head);
   return { sha256: hash.digest('hex'), size };
 }
 
@@ -86,12 +97,19 @@ async function syncDirectory(path: string): Promise<void> {
  * or none, never a partial file under an archive's name, and only a readable
  * zip ever gets an archive's name. Archives are never deleted or rewritten, so a size read
  * once stays true for every later read.
+ *
+ * A second instance with `OPAQUE_FILES` keeps video results
+ * (`{STORAGE_DIR}/results/{sha256[0..2]}/{sha256}.bin`): the same layout and
+ * crash safety, no zip checks, and files deleted by the results' retention.
  */
 export class FilesystemArchiveStorage extends ArchiveStorage implements OnModuleInit {
   private readonly root: string;
   private readonly tempDir: string;
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly kind: StoredKind = ZIP_ARCHIVES,
+  ) {
     super();
     this.root = resolve(root);
     this.tempDir = join(this.root, 'tmp');
@@ -113,10 +131,10 @@ export class FilesystemArchiveStorage extends ArchiveStorage implements OnModule
     const tempPath = join(this.tempDir, `${randomUUID()}.part`);
     const file = await open(tempPath, 'wx');
     try {
-      const archive = await copyZip(body, file, maxBytes);
+      const archive = await copyChecked(body, file, maxBytes, this.kind.assertHead);
       await file.sync();
       await file.close();
-      await assertReadableZip(tempPath);
+      await this.kind.assertFile?.(tempPath);
       await this.moveIntoPlace(tempPath, archive.sha256);
       return archive;
     } catch (error) {
@@ -146,6 +164,10 @@ export class FilesystemArchiveStorage extends ArchiveStorage implements OnModule
     return use(path);
   }
 
+  async delete(sha256: string): Promise<void> {
+    await rm(this.pathOf(sha256), { force: true });
+  }
+
   private async moveIntoPlace(tempPath: string, sha256: string): Promise<void> {
     const target = this.pathOf(sha256);
     // Same name, same bytes: an archive already stored stays as it is.
@@ -163,6 +185,6 @@ export class FilesystemArchiveStorage extends ArchiveStorage implements OnModule
   /** The only way a name becomes a path: a name that is not a sha256 never reaches the filesystem. */
   private pathOf(sha256: string): string {
     if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256: ${JSON.stringify(sha256.slice(0, 80))}`);
-    return join(this.root, sha256.slice(0, 2), `${sha256}.zip`);
+    return join(this.root, sha256.slice(0, 2), `${sha256}${this.kind.extension}`);
   }
 }

@@ -17,6 +17,9 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ TRUST_PROXY: 'loopback,' })).toThrow(/TRUST_PROXY/);
     expect(() => validateEnvironment({ REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/REDIS_URL/);
     expect(validateEnvironment({ REDIS_URL: 'redis://127.0.0.1:6379/3' }).REDIS_URL).toBe('redis://127.0.0.1:6379/3');
+    expect(() => validateEnvironment({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+    expect(() => validateEnvironment({ METRICS_TOKEN: 'a token with spaces in it' })).toThrow(/METRICS_TOKEN/);
+    expect(validateEnvironment({ METRICS_TOKEN: 'prometheus-scrape-token' }).METRICS_TOKEN).toBe('prometheus-scrape-token');
   });
 
   it('compiles TRUST_PROXY with Express trust-proxy semantics', () => {

@@ -124,6 +124,14 @@ export class Environment {
   @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
+  /**
+   * The bearer token Prometheus sends to GET /metrics. Unset: no metrics are
+   * served (the route does not exist) and requests are not timed.
+   */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,}$/, { message: 'METRICS_TOKEN must be at least 16 printable ASCII characters, without spaces' })
+  METRICS_TOKEN?: string;
+
   /** Parsed form of DATABASE_URL. */
   database!: DatabaseTarget;
 

@@ -14,6 +14,7 @@ import { CallbackDeliveryEntity } from '../video-proxy/entities/callback-deliver
 import { IdempotencyKeyEntity } from '../video-proxy/entities/idempotency-key.entity';
 import { UpstreamNonceEntity } from '../video-proxy/entities/upstream-nonce.entity';
 import { VideoTaskEntity } from '../video-proxy/entities/video-task.entity';
+import { VideoResultEntity } from '../video-proxy/entities/video-result.entity';
 import { DatabaseTarget } from './database-url';
 import { SigningKeyEntity } from './signing-keys';
 import { CatalogCountEntity } from '../nodes/entities/catalog-count.entity';
@@ -38,6 +39,7 @@ export const ENTITIES = [
   VersionStatusChangeEntity,
   ReviewEntity,
   VideoTaskEntity,
+  VideoResultEntity,
   IdempotencyKeyEntity,
   CallbackDeliveryEntity,
   UpstreamNonceEntity,

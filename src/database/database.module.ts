@@ -1,6 +1,8 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { appConfig, AppConfig } from '../config/config.module';
+import { ConnectionPool } from './connection-pool';
+import { CONNECTION_POOL_METRICS, QueryErrorCounter, QueryErrorsModule } from './database-metrics';
 import { buildDataSourceOptions, SchemaExtension } from './database-options';
 import { initializeMigrated } from './migrate';
 import { SigningKeys } from './signing-keys';
@@ -15,9 +17,11 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          inject: [appConfig.KEY],
-          useFactory: (config: AppConfig) => ({
+          imports: [QueryErrorsModule],
+          inject: [appConfig.KEY, QueryErrorCounter],
+          useFactory: (config: AppConfig, queryErrors: QueryErrorCounter) => ({
             ...buildDataSourceOptions(config.database, extensions),
+            logger: queryErrors,
             // Fail fast when the database is unreachable (the default retries for ~30 s); orchestrators restart.
             retryAttempts: 2,
             retryDelay: 1000,
@@ -29,7 +33,7 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [TransactionRunner, SigningKeys],
+      providers: [TransactionRunner, SigningKeys, ConnectionPool, ...CONNECTION_POOL_METRICS],
       exports: [TransactionRunner, SigningKeys],
     };
   }

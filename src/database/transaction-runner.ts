@@ -30,11 +30,17 @@ export function isUniqueViolation(error: unknown): boolean {
 @Injectable()
 export class TransactionRunner {
   private queueTail: Promise<unknown> = Promise.resolve();
+  private queuedUnits = 0;
 
   constructor(private readonly dataSource: DataSource) {}
 
   get isPostgres(): boolean {
     return this.dataSource.options.type === 'postgres';
+  }
+
+  /** SQLite: the units of work running (at most one) or waiting in the queue; PostgreSQL: 0 (its pool counts them). */
+  get sqliteUnitsInProgress(): number {
+    return this.queuedUnits;
   }
 
   /** The manager for reads outside any unit of work (what a write checks before its guarded statement). */
@@ -73,7 +79,8 @@ export class TransactionRunner {
     if (this.isPostgres) {
       return this.dataSource.transaction(work);
     }
-    const result = this.queueTail.then(() => this.dataSource.transaction(work));
+    this.queuedUnits += 1;
+    const result = this.queueTail.then(() => this.dataSource.transaction(work)).finally(() => (this.queuedUnits -= 1));
     this.queueTail = result.catch(() => undefined);
     return result;
   }

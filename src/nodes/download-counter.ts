@@ -1,9 +1,14 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import { Counter } from 'prom-client';
 import { TransactionRunner } from '../database/transaction-runner';
 import { NodesRepository } from './nodes.repository';
 
 /** How often counted downloads reach the database (docs/api-rules.md §6: visible within 2 s). */
 export const DOWNLOAD_FLUSH_INTERVAL_MS = 1000;
+
+/** The counter of installs counted (declared in nodes-metrics.ts). */
+export const INSTALLS_COUNTED = 'registry_installs_total';
 
 /**
  * Counts installs off the reply's critical path: `count` only adds to a map in
@@ -24,6 +29,7 @@ export class DownloadCounter implements OnModuleInit, OnModuleDestroy, BeforeApp
   constructor(
     private readonly nodes: NodesRepository,
     private readonly tx: TransactionRunner,
+    @InjectMetric(INSTALLS_COUNTED) private readonly installs: Counter,
   ) {}
 
   onModuleInit(): void {
@@ -32,7 +38,8 @@ export class DownloadCounter implements OnModuleInit, OnModuleDestroy, BeforeApp
   }
 
   count(nodeId: string, downloads = 1): void {
-    this.pending.set(nodeId, (this.pending.get(nodeId) ?? 0) + downloads);
+    this.installs.inc(downloads);
+    this.add(nodeId, downloads);
   }
 
   /** Writes the counts so far; one flush at a time, so no count is written twice. */
@@ -57,8 +64,12 @@ export class DownloadCounter implements OnModuleInit, OnModuleDestroy, BeforeApp
     try {
       await this.tx.run((manager) => this.nodes.addDownloads(manager, batch));
     } catch (error) {
-      for (const [nodeId, count] of batch) this.count(nodeId, count);
+      for (const [nodeId, count] of batch) this.add(nodeId, count);
       this.logger.warn(`download counts not written yet, retrying: ${(error as Error).message}`);
     }
+  }
+
+  private add(nodeId: string, downloads: number): void {
+    this.pending.set(nodeId, (this.pending.get(nodeId) ?? 0) + downloads);
   }
 }

@@ -15,6 +15,7 @@ import { NodeModerationService } from './node-moderation.service';
 import { DownloadCounter } from './download-counter';
 import { NodePublishingService } from './node-publishing.service';
 import { NodesController } from './nodes.controller';
+import { NODES_METRICS } from './nodes-metrics';
 import { NodesRepository } from './nodes.repository';
 import { catalogSearchProvider } from './search/catalog-search';
 import { NodesService } from './nodes.service';
@@ -46,6 +47,7 @@ import { UploadsController } from './uploads.controller';
     VersionReviewsRepository,
     VersionReviewService,
     NodeModerationService,
+    ...NODES_METRICS,
   ],
   exports: [NodesService],
 })

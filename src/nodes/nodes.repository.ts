@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, FindOneOptions, In, Not, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager, FindOneOptions, In, IsNull, Not, SelectQueryBuilder } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { CatalogCountEntity } from './entities/catalog-count.entity';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
@@ -348,6 +348,23 @@ export class NodesRepository {
     const versions = [...(await waiting(`version.status = 'NodeVersionStatusPending'`)), ...(await waiting(`version.appNodeExtractStatus = 'pending'`))];
     const jobs = new Map(versions.map((v) => [v.id, { versionId: v.id, version: v.version, sha256: v.archiveSha256 as string }]));
     return [...jobs.values()];
+  }
+
+  /** How many versions have each status (from `ix_node_versions_queue`); statuses no version has are left out. */
+  async versionCountsByStatus(): Promise<Map<NodeVersionStatus, number>> {
+    // Counts by group are no entity: TypeORM gives them raw (PostgreSQL's count is a bigint, as text).
+    const rows = await this.dataSource.manager
+      .createQueryBuilder(NodeVersionEntity, 'version')
+      .select('version.status', 'status')
+      .addSelect('COUNT(*)', 'count')
+      .groupBy('version.status')
+      .getRawMany<{ status: NodeVersionStatus; count: string | number }>();
+    return new Map(rows.map((row) => [row.status, Number(row.count)]));
+  }
+
+  /** How many stored archives still wait for their checks (docs/api-rules.md §10), from its partial index. */
+  archiveChecksPending(): Promise<number> {
+    return this.dataSource.manager.countBy(NodeVersionEntity, { status: 'NodeVersionStatusPending', archiveSha256: Not(IsNull()) });
   }
 
   /** The admin queue (docs/api-rules.md §10): versions with one of `statuses`, oldest first, and how many there are. */

@@ -1,5 +1,6 @@
-import { ForbiddenException, Injectable } from '@nestjs/common';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { createHmac } from 'node:crypto';
+import { SignedQuery, verifySignedQuery } from '../common/signing/signed-query';
 import { SigningKeys } from '../database/signing-keys';
 
 /** How long a signed upload URL accepts its PUT (docs/api-rules.md §6). */
@@ -10,11 +11,8 @@ export const UPLOAD_ROUTE = 'uploads/:versionId';
 
 const KEY_NAME = 'archive-upload';
 
-/** The signed URL's query parameters, as the query parser gives them (a repeated one is an array, and refused). */
-export interface UploadSignature {
-  expires?: unknown;
-  signature?: unknown;
-}
+/** The signed URL's query parameters. */
+export type UploadSignature = SignedQuery;
 
 /**
  * Signed URLs for a pending version's archive upload: HMAC-SHA256 over the
@@ -33,18 +31,8 @@ export class UploadUrls {
   }
 
   /** 403 for a missing, forged or expired signature. */
-  async verify(versionId: string, { expires, signature }: UploadSignature, now = Date.now()): Promise<void> {
-    if (typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires)) {
-      throw new ForbiddenException('upload URL is not signed (expires and signature are required)');
-    }
-    const expected = Buffer.from(await this.signatureOf(versionId, expires));
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new ForbiddenException('upload URL signature is not valid');
-    }
-    if (Number(expires) * 1000 <= now) {
-      throw new ForbiddenException('upload URL has expired');
-    }
+  async verify(versionId: string, query: UploadSignature, now = Date.now()): Promise<void> {
+    await verifySignedQuery('upload URL', query, (expires) => this.signatureOf(versionId, expires), now);
   }
 
   private async signatureOf(versionId: string, expires: string): Promise<string> {

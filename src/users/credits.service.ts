@@ -1,10 +1,12 @@
 import { HttpException, HttpStatus, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { randomUUID } from 'node:crypto';
+import { Counter } from 'prom-client';
 import { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../database/transaction-runner';
 import { BalanceDto } from './dto/user.dto';
 import { LedgerKind } from './entities/credit-ledger-entry.entity';
-import { OpenReservation, UsersRepository } from './users.repository';
+import { OpenReservation, OpenReservations, UsersRepository } from './users.repository';
 
 /** Credits taken by `reserve`; `id` is null when there was nothing to take (a free request). */
 export interface Reservation {
@@ -16,9 +18,16 @@ export interface Reservation {
 /** How many interrupted reservations one sweep releases at most; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
 
+/** The counters of credits moved (declared in credit-metrics.ts). */
+export const CREDITS_SETTLED = 'registry_credits_settled_total';
+export const CREDITS_RELEASED = 'registry_credits_released_total';
+export const CREDITS_REFUNDED = 'registry_credits_refunded_total';
+
 /**
  * Every movement of a user's credits, each recorded in the ledger in the
  * same transaction, so the newest entry's balance_after is always the balance.
+ * Settlements, releases and refunds are also counted for the metrics when
+ * written (a transaction that then rolls back has counted its movement).
  */
 @Injectable()
 export class CreditsService {
@@ -27,6 +36,9 @@ export class CreditsService {
   constructor(
     private readonly users: UsersRepository,
     private readonly tx: TransactionRunner,
+    @InjectMetric(CREDITS_SETTLED) private readonly settledCredits: Counter,
+    @InjectMetric(CREDITS_RELEASED) private readonly releasedCredits: Counter,
+    @InjectMetric(CREDITS_REFUNDED) private readonly refundedCredits: Counter,
   ) {}
 
   /** An operator's grant (or, negative, correction): never below 0; the ledger records what was applied. */
@@ -112,23 +124,32 @@ export class CreditsService {
     }
     // The estimate was right (the usual case): nothing moves, so the user's row is neither read nor
     // locked. On PostgreSQL that lock would serialise all of one user's concurrent creates once more.
-    if (actual === reserved) return actual;
-    const charged = await this.move(manager, userId, 'settle', reserved - actual, taskId);
-    if (reserved - charged < actual) {
+    const charged = actual === reserved ? actual : reserved - (await this.move(manager, userId, 'settle', reserved - actual, taskId));
+    if (charged < actual) {
       this.logger.warn({ userId, taskId, reserved, actual }, 'upstream charged more than the balance could cover');
     }
-    return reserved - charged;
+    this.settledCredits.inc(charged);
+    return charged;
   }
 
   /** Gives a failed task's credits back, inside the caller's transaction (which guards "exactly once"). */
   async refund(manager: EntityManager, userId: string, amount: number, taskId: string): Promise<void> {
     await this.move(manager, userId, 'refund', amount, taskId);
+    this.refundedCredits.inc(amount);
+  }
+
+  /** What open reservations hold right now (the metrics read it on scrape). */
+  openReservations(): Promise<OpenReservations> {
+    return this.users.openReservations();
   }
 
   /** Deletes the reservation's row and, if this call is the one that deleted it, gives its credits back. */
   private async closeAndRelease(manager: EntityManager, id: string): Promise<OpenReservation | null> {
     const closed = await this.users.closeReservation(manager, id);
-    if (closed) await this.move(manager, closed.userId, 'release', closed.amount, null);
+    if (closed) {
+      await this.move(manager, closed.userId, 'release', closed.amount, null);
+      this.releasedCredits.inc(closed.amount);
+    }
     return closed;
   }
 

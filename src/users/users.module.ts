@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TokenCache } from '../auth/token-cache';
 import { AdminUsersController } from './admin-users.controller';
+import { CREDIT_METRICS } from './credit-metrics';
 import { CreditsService } from './credits.service';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
@@ -8,7 +9,7 @@ import { UsersService } from './users.service';
 
 @Module({
   controllers: [UsersController, AdminUsersController],
-  providers: [UsersService, CreditsService, UsersRepository, TokenCache],
+  providers: [UsersService, CreditsService, UsersRepository, TokenCache, ...CREDIT_METRICS],
   exports: [UsersService, CreditsService],
 })
 export class UsersModule {}

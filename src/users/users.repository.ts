@@ -8,6 +8,13 @@ import { UserEntity } from './entities/user.entity';
 /** An open reservation: what was taken from whom, and for which Idempotency-Key (if any). */
 export type OpenReservation = Omit<CreditReservationEntity, 'createdAt'>;
 
+/** What open reservations hold right now, across all users and instances. */
+export interface OpenReservations {
+  credits: number;
+  /** When the oldest still open was taken; null when none is. */
+  oldestCreatedAt: Date | null;
+}
+
 /** Data access for the user aggregate: the user, its tokens and its credit ledger. */
 @Injectable()
 export class UsersRepository {
@@ -80,6 +87,17 @@ export class UsersRepository {
       take: limit,
     });
     return rows.map((row) => row.id);
+  }
+
+  /** The credits all open reservations hold, and when the oldest was taken (each from its own index or a small table). */
+  async openReservations(): Promise<OpenReservations> {
+    const credits = await this.dataSource.manager.sum(CreditReservationEntity, 'amount');
+    const [oldest] = await this.dataSource.manager.find(CreditReservationEntity, {
+      select: { id: true, createdAt: true },
+      order: { createdAt: 'ASC' },
+      take: 1,
+    });
+    return { credits: credits ?? 0, oldestCreatedAt: oldest?.createdAt ?? null };
   }
 
   /** Sets the webhook secret only if there is none yet; returns the secret in force. */

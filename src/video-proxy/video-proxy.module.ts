@@ -1,6 +1,8 @@
 import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { archivesConfig } from '../archives/archives.config';
+import { ArchivesModule } from '../archives/archives.module';
 import { UsersModule } from '../users/users.module';
 import { CallbackDeliveriesRepository } from './callbacks/callback-deliveries.repository';
 import { CallbackDeliveryWorker } from './callbacks/callback-delivery.worker';
@@ -12,6 +14,12 @@ import { UpstreamNoncesRepository } from './callbacks/upstream-nonces.repository
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { IdempotencyService } from './idempotency.service';
 import { ReservationRecovery } from './reservation-recovery';
+import { ResultDownloadWorker } from './results/result-download.worker';
+import { ResultLinks } from './results/result-links';
+import { VIDEO_RESULT_STORAGE_PROVIDER } from './results/result-storage';
+import { VideoResultsController } from './results/video-results.controller';
+import { VideoResultsRepository } from './results/video-results.repository';
+import { VideoResultsService } from './results/video-results.service';
 import { VideoTasksController } from './video-tasks.controller';
 import { VideoTasksService } from './video-tasks.service';
 import { upstreamHttpOptions } from './upstream/upstream-http';
@@ -19,13 +27,21 @@ import { UpstreamTarget } from './upstream/upstream-target';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { videoConfig } from './video.config';
 import { VideoProxyController } from './video-proxy.controller';
+import { VIDEO_PROXY_METRICS } from './video-proxy-metrics';
 import { VideoProxyService } from './video-proxy.service';
 import { VideoTasksRepository } from './video-tasks.repository';
 
 
 @Module({
-  imports: [HttpModule.registerAsync({ useFactory: upstreamHttpOptions }), ConfigModule.forFeature(videoConfig), UsersModule],
-  controllers: [VideoProxyController, VideoTasksController, UpstreamCallbacksController],
+  imports: [
+    HttpModule.registerAsync({ useFactory: upstreamHttpOptions }),
+    ConfigModule.forFeature(videoConfig),
+    // Kept results: the archives' storage directory and public base URL (see result-storage.ts).
+    ConfigModule.forFeature(archivesConfig),
+    ArchivesModule,
+    UsersModule,
+  ],
+  controllers: [VideoProxyController, VideoTasksController, VideoResultsController, UpstreamCallbacksController],
   providers: [
     VideoProxyService,
     VideoTasksService,
@@ -41,6 +57,12 @@ import { VideoTasksRepository } from './video-tasks.repository';
     CallbackOutbox,
     CallbackDeliveryWorker,
     ReservationRecovery,
+    VideoResultsRepository,
+    VideoResultsService,
+    ResultLinks,
+    ResultDownloadWorker,
+    VIDEO_RESULT_STORAGE_PROVIDER,
+    ...VIDEO_PROXY_METRICS,
   ],
   exports: [UpstreamTarget],
 })

@@ -132,7 +132,8 @@ export class VideoProxyService {
     try {
       return await this.tx.run(async (manager) => {
         const settled = await this.credits.settle(manager, reservation, reply.credits, reply.task_id);
-        const failedAlready = reply.state === 'failed';
+        // A reply already terminal without a result gets no later state change that would refund it.
+        const failedAlready = reply.state === 'failed' || reply.state === 'canceled';
         const now = new Date();
         await this.tasks.insert(manager, {
           taskId: reply.task_id,
@@ -151,7 +152,6 @@ export class VideoProxyService {
           updatedAt: now,
         });
         if (failedAlready) {
-          // Already terminal: no later state change would refund it.
           await this.credits.refund(manager, caller.id, settled, reply.task_id);
         }
         return settled;

@@ -1,4 +1,6 @@
-import { Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { ArchivesService } from '../archives/archives.service';
 import { Principal } from '../auth/principal';
 import { totalPages } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
@@ -7,12 +9,16 @@ import { CallbackOutbox } from './callbacks/callback-outbox';
 import { VideoTaskDto, VideoTaskListDto } from './dto/video-task.dto';
 import { toVideoTaskDto } from './dto/video-task.mapper';
 import { VideoTaskEntity, VideoTaskState } from './entities/video-task.entity';
+import { VideoResultsService } from './results/video-results.service';
 import { UpstreamTaskStatus } from './upstream/upstream-protocol';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { VideoTasksRepository } from './video-tasks.repository';
 
 /** How far along each state is; a task only ever moves forward, and never out of a terminal state. */
-const PROGRESS: Record<VideoTaskState, number> = { created: 0, queueing: 1, processing: 2, success: 3, failed: 3 };
+const PROGRESS: Record<VideoTaskState, number> = { created: 0, queueing: 1, processing: 2, success: 3, failed: 3, canceled: 3 };
+
+/** Terminal states whose credits go back (once: VideoTasksRepository.markRefunded). */
+const REFUNDED_STATES: readonly VideoTaskState[] = ['failed', 'canceled'];
 
 export function isTerminal(state: VideoTaskState): boolean {
   return PROGRESS[state] === 3;
@@ -29,15 +35,18 @@ export class VideoTasksService {
     private readonly upstream: VideoUpstreamClient,
     private readonly credits: CreditsService,
     private readonly outbox: CallbackOutbox,
+    private readonly results: VideoResultsService,
+    private readonly archives: ArchivesService,
     private readonly tx: TransactionRunner,
   ) {}
 
-  /** The caller's task (admins see all; others get 404), refreshed from the upstream while it is running. */
-  async get(caller: Principal, taskId: string): Promise<VideoTaskDto> {
-    let task = await this.tasks.find(taskId);
-    if (!task || (task.userId !== caller.id && !caller.isAdmin)) {
-      throw new NotFoundException(`task '${taskId}' not found`);
-    }
+  /**
+   * The caller's task (admins see all; others get 404), refreshed from the
+   * upstream while it is running. `origin` (the request's) makes the links to
+   * kept results when PUBLIC_BASE_URL is unset.
+   */
+  async get(caller: Principal, taskId: string, origin: string): Promise<VideoTaskDto> {
+    let task = await this.visibleTask(caller, taskId);
     if (!isTerminal(task.state)) {
       try {
         await this.applyUpstreamStatus(await this.upstream.queryTask(taskId));
@@ -47,45 +56,100 @@ export class VideoTasksService {
         this.logger.warn({ taskId, err: error }, 'could not refresh the task from the upstream');
       }
     }
-    return toVideoTaskDto(task);
+    const [reply] = await this.replies([task], origin);
+    return reply;
   }
 
-  async list(caller: Principal, page: number, limit: number): Promise<VideoTaskListDto> {
+  async list(caller: Principal, page: number, limit: number, origin: string): Promise<VideoTaskListDto> {
     const [tasks, total] = await this.tasks.pageForUser(caller.id, (page - 1) * limit, limit);
-    return { total, tasks: tasks.map(toVideoTaskDto), page, limit, totalPages: totalPages(total, limit) };
+    return { total, tasks: await this.replies(tasks, origin), page, limit, totalPages: totalPages(total, limit) };
+  }
+
+  /**
+   * POST …/cancel (docs/api-rules.md §4.4): the upstream cancels first (its
+   * refusal is 409, its failure 502/504, and nothing changes here); then the
+   * task becomes `canceled` and is refunded, unless a report of its end won
+   * the race meanwhile: the state read under the row lock decides, so there
+   * is one terminal state and at most one refund.
+   */
+  async cancel(caller: Principal, taskId: string, origin: string): Promise<VideoTaskDto> {
+    const task = await this.visibleTask(caller, taskId);
+    if (task.state === 'canceled') return (await this.replies([task], origin))[0];
+    assertCancelable(task);
+    await this.upstream.cancelTask(taskId);
+    const canceled = await this.tx.run(async (manager) => {
+      const current = await this.tasks.find(taskId, manager, this.tx.lockForUpdate());
+      if (!current) throw new NotFoundException(`task '${taskId}' not found`);
+      if (current.state === 'canceled') return current;
+      assertCancelable(current);
+      await this.moveTo(manager, current, { state: 'canceled', errCode: null, creations: null });
+      return current;
+    });
+    return (await this.replies([canceled], origin))[0];
   }
 
   /**
    * Applies a state reported by the upstream (poll or callback). Idempotent:
-   * a repeated or out-of-order report changes nothing. In the same
-   * transaction: a failed task is refunded exactly once, and the client's
-   * callback is queued in the outbox.
+   * a repeated or out-of-order report changes nothing.
    */
   applyUpstreamStatus(status: UpstreamTaskStatus): Promise<UpdateOutcome> {
     return this.tx.run(async (manager) => {
       const task = await this.tasks.find(status.taskId, manager, this.tx.lockForUpdate());
       if (!task) return 'unknown-task';
       if (PROGRESS[status.state] <= PROGRESS[task.state]) return 'unchanged';
-      const now = new Date();
-      Object.assign(task, {
-        state: status.state,
-        errCode: status.errCode,
-        creations: status.creations,
-        updatedAt: now,
-      } satisfies Partial<VideoTaskEntity>);
-      await this.tasks.save(manager, task);
-      if (status.state === 'failed' && (await this.tasks.markRefunded(manager, task.taskId, now))) {
-        await this.credits.refund(manager, task.userId, task.credits, task.taskId);
-      }
-      if (task.callbackUrl) {
-        await this.outbox.enqueue(manager, {
-          taskId: task.taskId,
-          userId: task.userId,
-          url: task.callbackUrl,
-          body: JSON.stringify(toVideoTaskDto(task)),
-        });
-      }
+      await this.moveTo(manager, task, { state: status.state, errCode: status.errCode, creations: status.creations });
       return 'changed';
     });
+  }
+
+  /** Task replies with fresh signed links to the results kept of successful ones. */
+  private async replies(tasks: VideoTaskEntity[], origin: string): Promise<VideoTaskDto[]> {
+    const succeeded = tasks.filter((task) => task.state === 'success').map((task) => task.taskId);
+    const stored = await this.results.storedCreations(succeeded, this.archives.baseUrl(origin));
+    return tasks.map((task) => toVideoTaskDto(task, stored.get(task.taskId)));
+  }
+
+  /** The caller's task: admins see all; anyone else gets 404 for a task not theirs. */
+  private async visibleTask(caller: Principal, taskId: string): Promise<VideoTaskEntity> {
+    const task = await this.tasks.find(taskId);
+    if (!task || (task.userId !== caller.id && !caller.isAdmin)) {
+      throw new NotFoundException(`task '${taskId}' not found`);
+    }
+    return task;
+  }
+
+  /**
+   * Records a state change of a task read under its row lock. In the same
+   * transaction: a failed or canceled task is refunded exactly once, a
+   * successful one's files are queued to be kept, and the client's callback
+   * is queued in the outbox.
+   */
+  private async moveTo(
+    manager: EntityManager,
+    task: VideoTaskEntity,
+    change: Pick<VideoTaskEntity, 'state' | 'errCode' | 'creations'>,
+  ): Promise<void> {
+    const now = new Date();
+    Object.assign(task, { ...change, updatedAt: now } satisfies Partial<VideoTaskEntity>);
+    await this.tasks.save(manager, task);
+    if (REFUNDED_STATES.includes(task.state) && (await this.tasks.markRefunded(manager, task.taskId, now))) {
+      await this.credits.refund(manager, task.userId, task.credits, task.taskId);
+    }
+    if (task.state === 'success') await this.results.enqueue(manager, task);
+    if (task.callbackUrl) {
+      await this.outbox.enqueue(manager, {
+        taskId: task.taskId,
+        userId: task.userId,
+        url: task.callbackUrl,
+        body: JSON.stringify(toVideoTaskDto(task)),
+      });
+    }
+  }
+}
+
+/** A task that already succeeded or failed cannot be canceled (409). */
+function assertCancelable(task: VideoTaskEntity): void {
+  if (isTerminal(task.state)) {
+    throw new ConflictException(`task '${task.taskId}' already ended (${task.state}); it cannot be canceled`);
   }
 }

@@ -77,6 +77,30 @@ export class VideoEnvironment {
   @Max(30_000)
   VIDEO_RECOVERY_SWEEP_MS = 15_000;
 
+  /** Largest video or cover kept from a finished task, in bytes (1 GiB by default; docs/api-rules.md §4.4). */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  VIDEO_RESULT_MAX_BYTES = 1_073_741_824;
+
+  /** How long a signed link to a kept result stays valid, in seconds (7 days by default). */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(31_536_000)
+  VIDEO_RESULT_LINK_TTL_S = 604_800;
+
+  /** Kept results older than this many days are deleted; 0 keeps them for good. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  VIDEO_RESULT_RETENTION_DAYS = 30;
+
   /** Parsed form of VIDEO_PRICE_TABLE. */
   prices!: PriceTable;
 }

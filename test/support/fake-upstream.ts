@@ -10,6 +10,15 @@ export interface RecordedRequest {
   body: unknown;
 }
 
+/** A file the fake's CDN serves at `/files/{name}` (the creations' `url` and `cover_url`). */
+export interface ServedFile {
+  data: Buffer;
+  /** Sent in 64 KiB chunks this far apart (a slow download, to interrupt). */
+  chunkDelayMs?: number;
+  /** Served once this many times before answering 503 (a flaky CDN); decremented per request. */
+  failFirst?: number;
+}
+
 export interface ScriptedResponse {
   status?: number;
   /** A string is sent as is (to fake malformed replies); anything else as JSON. */
@@ -41,6 +50,21 @@ export class FakeUpstream {
   private readonly script: ScriptedResponse[] = [];
   /** What `GET /ent/v2/tasks/{id}/creations` answers, by task id. */
   readonly taskStatus = new Map<string, Record<string, unknown>>();
+  /**
+   * `POST /ent/v2/tasks/{id}/cancel`, unless a scripted response comes first: `{}` (and the task's
+   * status becomes canceled) while the task has not reached `processing` in `taskStatus`; once it
+   * runs, 400 "task state is processing, can not cancel", as the real upstream answers.
+   */
+  cancelOutcome(taskId: string): ScriptedResponse {
+    const state = this.taskStatus.get(taskId)?.state;
+    if (state === 'processing' || state === 'success' || state === 'failed') {
+      return { status: 400, body: { code: 'BadRequest', reason: 'BadRequest', message: `task state is ${String(state)}, can not cancel` } };
+    }
+    this.taskStatus.set(taskId, { state: 'canceled' });
+    return { body: {} };
+  }
+  /** What `GET /files/{name}` serves; a name not here is 404 (a link gone). */
+  readonly files = new Map<string, ServedFile>();
   private server!: Server;
   private taskCount = 0;
 
@@ -61,9 +85,16 @@ export class FakeUpstream {
     this.script.push(...responses);
   }
 
+  /** Serves `data` at `/files/{name}` and returns its URL. */
+  serveFile(name: string, data: Buffer, options: Omit<ServedFile, 'data'> = {}): string {
+    this.files.set(name, { data, ...options });
+    return `${this.url}/files/${encodeURIComponent(name)}`;
+  }
+
   reset(): void {
     this.requests.length = 0;
     this.taskStatus.clear();
+    this.files.clear();
     this.script.length = 0;
     this.credits = 10;
   }
@@ -88,7 +119,14 @@ export class FakeUpstream {
       return;
     }
 
-    const scripted = this.script.shift() ?? this.created(body as Record<string, unknown>);
+    const file = /^\/files\/([^/?]+)$/.exec(req.url ?? '');
+    if (req.method === 'GET' && file) {
+      await this.sendFile(this.files.get(decodeURIComponent(file[1])), res);
+      return;
+    }
+    const cancel = /^\/ent\/v2\/tasks\/([^/]+)\/cancel$/.exec(req.url ?? '');
+    const scripted =
+      this.script.shift() ?? (req.method === 'POST' && cancel ? this.cancelOutcome(decodeURIComponent(cancel[1])) : this.created(body as Record<string, unknown>));
     if (scripted.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
     if (scripted.dropConnection) {
       req.socket.destroy();
@@ -121,6 +159,26 @@ export class FakeUpstream {
     res.end(payload);
   }
 
+  private async sendFile(file: ServedFile | undefined, res: ServerResponse): Promise<void> {
+    if (!file) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('link expired');
+      return;
+    }
+    if (file.failFirst) {
+      file.failFirst -= 1;
+      res.writeHead(503, { 'Content-Type': 'text/plain' }).end('busy');
+      return;
+    }
+    // What the CDN claims is irrelevant: the proxy sniffs the bytes.
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(file.data.length) });
+    const chunk = 64 * 1024;
+    for (let offset = 0; offset < file.data.length && !res.destroyed; offset += chunk) {
+      if (file.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, file.chunkDelayMs));
+      if (!res.write(file.data.subarray(offset, offset + chunk))) await drainedOrClosed(res);
+    }
+    res.end();
+  }
+
   private created(request: Record<string, unknown>): ScriptedResponse {
     this.taskCount += 1;
     const { prompt, model, duration, images, seed, style, payload, resolution, aspect_ratio } = request ?? {};
@@ -143,4 +201,17 @@ export class FakeUpstream {
       },
     };
   }
+}
+
+/** Resolves when `res` can take more, or is gone; leaves no listener behind. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -1,4 +1,4 @@
-import { IncomingHttpHeaders } from 'node:http';
+import { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Principal } from '../../auth/principal';
 
 /**
@@ -24,4 +24,14 @@ export interface HttpRequest {
  */
 export function requestOrigin(req: { headers: IncomingHttpHeaders }): string {
   return `http://${req.headers.host ?? 'localhost'}`;
+}
+
+/**
+ * The route Express matched for a request, as its template (`/nodes/:nodeId`),
+ * never the raw path, so it can label figures without an id in them;
+ * undefined when no route matched (an unknown path).
+ */
+export function routeTemplateOf(req: IncomingMessage): string | undefined {
+  const { baseUrl, route } = req as IncomingMessage & { baseUrl?: string; route?: { path?: unknown } };
+  return typeof route?.path === 'string' ? `${baseUrl ?? ''}${route.path}` : undefined;
 }

@@ -1,3 +1,4 @@
+import { Counter } from 'prom-client';
 import { AppConfig } from '../../config/config.module';
 import { Broadcast, BroadcastListener } from '../redis/broadcast';
 import { PublicReadCache } from './public-read-cache';
@@ -17,10 +18,25 @@ class FakeBroadcast {
 describe('PublicReadCache', () => {
   let broadcast: FakeBroadcast;
   let cache: PublicReadCache;
+  let hits: Counter;
+  let misses: Counter;
 
   beforeEach(() => {
     broadcast = new FakeBroadcast();
-    cache = new PublicReadCache(broadcast as unknown as Broadcast, { CACHE_MAX_AGE_S: 60 } as AppConfig);
+    // Counters of no registry: each test counts from zero.
+    hits = new Counter({ name: 'hits', help: 'hits', registers: [] });
+    misses = new Counter({ name: 'misses', help: 'misses', registers: [] });
+    cache = new PublicReadCache(broadcast as unknown as Broadcast, { CACHE_MAX_AGE_S: 60 } as AppConfig, hits, misses);
+  });
+
+  it('counts the lookups it answers and those it cannot (the hit ratio)', async () => {
+    cache.get('/nodes?');
+    cache.store('/nodes?', 'page', cache.generation, 60_000);
+    cache.get('/nodes?');
+    cache.get('/nodes?');
+    broadcast.reliable = false;
+    cache.get('/nodes?');
+    expect([(await hits.get()).values[0].value, (await misses.get()).values[0].value]).toEqual([2, 2]);
   });
 
   it('keeps a reply until public content changes, here or on another instance', async () => {

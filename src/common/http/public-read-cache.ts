@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { LRUCache } from 'lru-cache';
+import { Counter } from 'prom-client';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { Broadcast } from '../redis/broadcast';
 
@@ -7,6 +9,9 @@ import { Broadcast } from '../redis/broadcast';
 const CHANGED_CHANNEL = 'read-cache:changed';
 /** The most memory the serialized replies may take (a catalog page of 1,000 is about 1.4 MB). */
 const MAX_BYTES = 64 * 1024 * 1024;
+
+export const READ_CACHE_HITS = 'registry_read_cache_hits_total';
+export const READ_CACHE_MISSES = 'registry_read_cache_misses_total';
 
 /** Where a request started reading, to be handed back with what it read (see store). */
 export type CacheGeneration = number;
@@ -34,6 +39,8 @@ export class PublicReadCache {
   constructor(
     private readonly broadcast: Broadcast,
     @Inject(appConfig.KEY) config: AppConfig,
+    @InjectMetric(READ_CACHE_HITS) private readonly hits: Counter,
+    @InjectMetric(READ_CACHE_MISSES) private readonly misses: Counter,
   ) {
     this.defaultTtlMs = config.CACHE_MAX_AGE_S * 1000;
     broadcast.listen(CHANGED_CHANNEL, { message: () => this.clear(), resync: () => this.clear() });
@@ -45,7 +52,9 @@ export class PublicReadCache {
 
   /** The reply stored for `key`, if any may be served now. */
   get(key: string): string | undefined {
-    return this.broadcast.reliable ? this.replies.get(key) : undefined;
+    const reply = this.broadcast.reliable ? this.replies.get(key) : undefined;
+    (reply === undefined ? this.misses : this.hits).inc();
+    return reply;
   }
 
   /** Stores a reply read since `generation` began, unless public content changed meanwhile. */

@@ -2,6 +2,8 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { OperationObject, PathItemObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { BEARER_SCHEME, PUBLIC_OPERATION } from '../../auth/authenticated.decorator';
+import { appConfig, AppConfig } from '../../config/config.module';
+import { METRICS_SCHEME } from '../../metrics/metrics.controller';
 import { ErrorResponseDto } from '../errors/error-response.dto';
 import { errorResponseObject } from './api-errors.decorator';
 
@@ -33,7 +35,7 @@ function documentDefaultAccess(document: OpenAPIObject): OpenAPIObject {
 }
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+  const builder = new DocumentBuilder()
     .setTitle('Node registry and video proxy')
     .setDescription(
       'A registry of installable nodes owned by publishers, with star reviews, and a proxy that creates ' +
@@ -45,8 +47,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       { type: 'http', scheme: 'bearer', description: 'A personal access token (`npm run cli -- token create`).' },
       BEARER_SCHEME,
     )
-    .build();
-  return documentDefaultAccess(SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] }));
+  // GET /metrics and its token exist only with METRICS_TOKEN (MetricsModule).
+  if (app.get<AppConfig>(appConfig.KEY).METRICS_TOKEN !== undefined) {
+    builder.addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: '`METRICS_TOKEN`, for `GET /metrics` only.' }, METRICS_SCHEME);
+  }
+  return documentDefaultAccess(SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorResponseDto] }));
 }
 
 /**

@@ -41,6 +41,11 @@ export class Broadcast implements OnModuleInit {
     return this.subscriber === null || this.subscribed;
   }
 
+  /** Redis is reachable and this instance subscribed (always true in process): what the metrics call connected. */
+  get connected(): boolean {
+    return this.reliable && (this.subscriber === null || this.redis.available);
+  }
+
   listen(channel: string, listener: BroadcastListener): void {
     this.listeners.set(channel, [...(this.listeners.get(channel) ?? []), listener]);
   }

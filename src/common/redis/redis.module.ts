@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { makeScrapeGaugeProvider } from '../../metrics/scrape-gauge';
 import { Broadcast } from './broadcast';
 import { SharedRedis } from './shared-redis';
 
@@ -9,7 +10,16 @@ import { SharedRedis } from './shared-redis';
  */
 @Global()
 @Module({
-  providers: [SharedRedis, Broadcast],
+  providers: [
+    SharedRedis,
+    Broadcast,
+    makeScrapeGaugeProvider({
+      name: 'registry_redis_connected',
+      help: '1 while Redis is connected and its messages arrive (always 1 without REDIS_URL: nothing is shared), 0 while not',
+      owner: Broadcast,
+      read: (broadcast: Broadcast) => (broadcast.connected ? 1 : 0),
+    }),
+  ],
   exports: [SharedRedis, Broadcast],
 })
 export class RedisModule {}

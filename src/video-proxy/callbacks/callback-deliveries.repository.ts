@@ -59,4 +59,9 @@ export class CallbackDeliveriesRepository {
   async settle(manager: EntityManager, id: number, outcome: DeliveryOutcome): Promise<void> {
     await manager.update(CallbackDeliveryEntity, { id }, outcome);
   }
+
+  /** Deliveries neither delivered nor abandoned (from `ix_callback_deliveries_pending`). */
+  countPending(): Promise<number> {
+    return this.dataSource.manager.countBy(CallbackDeliveryEntity, { deliveredAt: IsNull(), abandonedAt: IsNull() });
+  }
 }

@@ -1,5 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { createHmac } from 'node:crypto';
+import { Counter } from 'prom-client';
 import { UsersService } from '../../users/users.service';
 import { videoConfig, VideoConfig } from '../video.config';
 import { postJson, RefusedAddressError } from './callback-http';
@@ -7,6 +9,9 @@ import { DueDelivery } from './callback-deliveries.repository';
 import { CallbackOutbox } from './callback-outbox';
 
 export const MAX_DELIVERY_ATTEMPTS = 15;
+/** The counters of failed attempts (declared in video-proxy-metrics.ts). */
+export const CALLBACK_RETRIES = 'registry_callback_delivery_retries_total';
+export const CALLBACKS_ABANDONED = 'registry_callback_deliveries_abandoned_total';
 export const MAX_RETRY_DELAY_MS = 10 * 60 * 1000;
 const POLL_INTERVAL_MS = 250;
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -43,6 +48,8 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
     private readonly outbox: CallbackOutbox,
     private readonly users: UsersService,
     @Inject(videoConfig.KEY) private readonly config: VideoConfig,
+    @InjectMetric(CALLBACK_RETRIES) private readonly retries: Counter,
+    @InjectMetric(CALLBACKS_ABANDONED) private readonly abandoned: Counter<'reason'>,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -89,6 +96,7 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
     );
     if (failure instanceof RefusedAddressError) {
       await this.outbox.settle(delivery.id, { abandonedAt: new Date(), lastError: failure.message.slice(0, 500) });
+      this.abandoned.inc({ reason: 'address_refused' });
       return;
     }
     if (!failure) {
@@ -98,10 +106,12 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
     if (attempt >= MAX_DELIVERY_ATTEMPTS) {
       this.logger.warn({ deliveryId: delivery.id, taskId: delivery.taskId }, `callback abandoned after ${attempt} attempts: ${failure}`);
       await this.outbox.settle(delivery.id, { abandonedAt: new Date(), lastError: failure });
+      this.abandoned.inc({ reason: 'attempts_exhausted' });
       return;
     }
     const nextAttemptAt = new Date(Date.now() + retryDelayMs(attempt, this.config.CALLBACK_RETRY_BASE_MS));
     await this.outbox.settle(delivery.id, { nextAttemptAt, lastError: failure });
+    this.retries.inc();
   }
 
   /**

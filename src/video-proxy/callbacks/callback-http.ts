@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
-import { request as httpRequest, RequestOptions } from 'node:http';
+import { IncomingMessage, request as httpRequest, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isNonPublicAddress } from './callback-address';
 
@@ -30,6 +30,19 @@ export interface PostResult {
   error?: Error;
 }
 
+/**
+ * How a request to `url` connects under the address rule: refused outright
+ * for a loopback or private IP literal, otherwise through publicOnlyLookup
+ * (unless private addresses are allowed) and never redirected.
+ */
+function connectionTo(url: URL, allowPrivate: boolean): RequestOptions | RefusedAddressError {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return new RefusedAddressError(`${url.protocol} is not http(s)`);
+  if (!allowPrivate && isIpLiteral(url.hostname) && isNonPublicAddress(stripBrackets(url.hostname))) {
+    return new RefusedAddressError(`${url.hostname} is a loopback or private address`);
+  }
+  return allowPrivate ? {} : { lookup: publicOnlyLookup };
+}
+
 /** POSTs a body and resolves with the status (redirects are not followed) or the error; never rejects. */
 export function postJson(
   url: string,
@@ -39,15 +52,14 @@ export function postJson(
 ): Promise<PostResult> {
   return new Promise((resolve) => {
     const target = new URL(url);
+    const connection = connectionTo(target, options.allowPrivate);
+    if (connection instanceof RefusedAddressError) return resolve({ error: connection });
     const requestOptions: RequestOptions = {
       method: 'POST',
       headers: { ...headers, 'Content-Length': Buffer.byteLength(body) },
       timeout: options.timeoutMs,
-      ...(options.allowPrivate ? {} : { lookup: publicOnlyLookup }),
+      ...connection,
     };
-    if (!options.allowPrivate && isIpLiteral(target.hostname) && isNonPublicAddress(stripBrackets(target.hostname))) {
-      return resolve({ error: new RefusedAddressError(`${target.hostname} is a loopback or private address`) });
-    }
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const request = send(target, requestOptions, (response) => {
       response.resume();
@@ -59,6 +71,25 @@ export function postJson(
     request.on('error', (error) => resolve({ error }));
     request.on('close', () => clearTimeout(deadline));
     request.end(body);
+  });
+}
+
+/**
+ * GETs `url` under the same address rule (kept video results): resolves with
+ * the response, its body unread, or rejects (RefusedAddressError for a
+ * refused address). The connection is dropped after `idleTimeoutMs` without
+ * a byte, and when `signal` aborts.
+ */
+export function getStream(url: string, options: { allowPrivate: boolean; idleTimeoutMs: number; signal: AbortSignal }): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const connection = connectionTo(target, options.allowPrivate);
+    if (connection instanceof RefusedAddressError) return reject(connection);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request = send(target, { method: 'GET', timeout: options.idleTimeoutMs, signal: options.signal, ...connection }, resolve);
+    request.on('timeout', () => request.destroy(new Error(`no data for ${options.idleTimeoutMs} ms`)));
+    request.on('error', reject);
+    request.end();
   });
 }
 

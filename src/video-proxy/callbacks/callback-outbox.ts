@@ -44,4 +44,9 @@ export class CallbackOutbox {
   settle(id: number, outcome: DeliveryOutcome): Promise<void> {
     return this.tx.run((manager) => this.deliveries.settle(manager, id, outcome));
   }
+
+  /** How many deliveries are neither delivered nor abandoned yet, across all instances (for the metrics). */
+  pendingCount(): Promise<number> {
+    return this.deliveries.countPending();
+  }
 }

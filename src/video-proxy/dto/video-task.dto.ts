@@ -40,12 +40,24 @@ export class VideoTaskReplyDto {
   watermark?: boolean;
 }
 
+export const RESULT_STORE_STATES = ['pending', 'stored', 'failed', 'deleted'] as const;
+
 export class VideoCreationDto {
   id!: string;
-  /** The generated video. */
+  /** The generated video (the upstream's link, valid 24 h after the success). */
   url!: string;
   /** A still image of the video. */
   cover_url!: string;
+  /**
+   * This service's copy of the files: `pending` while they are fetched, `stored`, `failed` (not fetched before the
+   * upstream's links expired), `deleted` (after VIDEO_RESULT_RETENTION_DAYS).
+   */
+  @ApiProperty({ enum: RESULT_STORE_STATES, required: false })
+  store_state?: (typeof RESULT_STORE_STATES)[number];
+  /** The kept video, once stored: a signed link valid VIDEO_RESULT_LINK_TTL_S (fresh on every read of the task). */
+  stored_url?: string;
+  /** The kept still image, once stored, signed as `stored_url`. */
+  stored_cover_url?: string;
 }
 
 /** A task as it stands now: the creation reply plus its progress. */

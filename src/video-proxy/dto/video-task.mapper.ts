@@ -1,17 +1,26 @@
 import { omitAbsent } from '../../common/replies/omit-absent';
-import { VideoTaskEntity } from '../entities/video-task.entity';
-import { VideoTaskDto, VideoTaskReplyDto } from './video-task.dto';
+import { VideoCreation, VideoTaskEntity } from '../entities/video-task.entity';
+import { StoredCreation } from '../results/video-results.service';
+import { VideoCreationDto, VideoTaskDto, VideoTaskReplyDto } from './video-task.dto';
 
-/** The task as GET, the list and client callbacks show it. */
-export function toVideoTaskDto(task: VideoTaskEntity): VideoTaskDto {
+/**
+ * The task as GET, the list, cancel and client callbacks show it; `stored`
+ * (by creation id) adds where this service keeps each creation's files.
+ */
+export function toVideoTaskDto(task: VideoTaskEntity, stored?: Map<string, StoredCreation>): VideoTaskDto {
   const reply = task.reply as unknown as VideoTaskReplyDto;
   return omitAbsent({
     ...reply,
     task_id: task.taskId,
     state: task.state,
     credits: task.credits,
-    creations: task.state === 'success' ? task.creations : undefined,
+    creations: task.state === 'success' ? task.creations?.map((creation) => toVideoCreationDto(creation, stored?.get(creation.id))) : undefined,
     err_code: task.state === 'failed' ? task.errCode : undefined,
     updated_at: task.updatedAt.toISOString(),
   });
+}
+
+/** A creation: the upstream's links, and this service's copy of its files once known. */
+function toVideoCreationDto(creation: VideoCreation, stored: StoredCreation | undefined): VideoCreationDto {
+  return omitAbsent({ ...creation, ...stored });
 }

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export const VIDEO_TASK_STATES = ['created', 'processing', 'queueing', 'success', 'failed'] as const;
+/** `canceled` is this service's own terminal state (POST …/cancel, docs/api-rules.md §4.4); the upstream may report it too. */
+export const VIDEO_TASK_STATES = ['created', 'processing', 'queueing', 'success', 'failed', 'canceled'] as const;
 export type VideoTaskState = (typeof VIDEO_TASK_STATES)[number];
 
 export interface VideoCreation {
@@ -48,7 +49,7 @@ export class VideoTaskEntity {
   @Column({ type: 'simple-json', nullable: true })
   creations!: VideoCreation[] | null;
 
-  /** Set, exactly once, when a failed task's credits were refunded. */
+  /** Set, exactly once, when a failed or canceled task's credits were refunded. */
   @Column({ name: 'refunded_at', type: Date, nullable: true })
   refundedAt!: Date | null;
 

@@ -12,6 +12,8 @@ interface SandboxTask {
   createdAt: number;
   request: Record<string, unknown>;
   credits: number;
+  /** Set when a cancel was accepted: the task stays canceled and reports nothing more. */
+  canceled?: boolean;
 }
 
 /** When each state begins, in ms after creation: created → queueing → processing → success. */
@@ -22,6 +24,11 @@ const TIMELINE: [number, VideoTaskState][] = [
   [4000, 'success'],
 ];
 const MAX_TASKS = 10_000;
+/** What the sandbox's creations link to: the first bytes of an mp4 and of a JPEG, enough to be told apart. */
+const SAMPLE_FILES = {
+  mp4: Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom\0\0\0\0isommp41', 'latin1')]),
+  jpg: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xd9]),
+};
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
@@ -35,6 +42,7 @@ export class SandboxUpstream {
   private readonly tasks = new Map<string, SandboxTask>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private server?: Server;
+  private url = '';
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => {
@@ -42,7 +50,8 @@ export class SandboxUpstream {
     });
     this.server.listen(0, '127.0.0.1');
     await once(this.server, 'listening');
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
   }
 
   async stop(): Promise<void> {
@@ -55,6 +64,12 @@ export class SandboxUpstream {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // The creations' links, public as a CDN's (kept only with CALLBACK_ALLOW_PRIVATE=true: they are on loopback).
+    const file = /^\/files\/[^/]+\.(mp4|jpg)$/.exec(req.url ?? '');
+    if (req.method === 'GET' && file) {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(SAMPLE_FILES[file[1] as 'mp4' | 'jpg']);
+      return;
+    }
     if (req.headers.authorization !== `Token ${this.apiKey}`) {
       return this.send(res, 401, { code: 'Unauthorized', reason: 'Unauthorized', message: 'invalid API key' });
     }
@@ -65,6 +80,10 @@ export class SandboxUpstream {
     const query = /^\/ent\/v2\/tasks\/([^/]+)\/creations$/.exec(path);
     if (req.method === 'GET' && query) {
       return this.query(decodeURIComponent(query[1]), res);
+    }
+    const cancel = /^\/ent\/v2\/tasks\/([^/]+)\/cancel$/.exec(path);
+    if (req.method === 'POST' && cancel) {
+      return this.cancel(decodeURIComponent(cancel[1]), res);
     }
     this.send(res, 404, { code: 'NotFound', reason: 'NotFound', message: `no route ${req.method} ${path}` });
   }
@@ -108,6 +127,7 @@ export class SandboxUpstream {
   }
 
   private async callBack(task: SandboxTask, callbackUrl: string): Promise<void> {
+    if (task.canceled) return;
     const url = new URL(callbackUrl);
     const headers = signHeaders(
       this.apiKey,
@@ -135,9 +155,28 @@ export class SandboxUpstream {
     this.send(res, 200, this.describe(task));
   }
 
-  private describe(task: SandboxTask): Record<string, unknown> {
+  /** As the real upstream: a task is canceled only before it starts processing. */
+  private cancel(id: string, res: ServerResponse): void {
+    const task = this.tasks.get(id);
+    if (!task) {
+      return this.send(res, 404, { code: 'NotFound', reason: 'TaskNotFound', message: `task ${id} not found` });
+    }
+    const state = this.stateOf(task);
+    if (state !== 'created' && state !== 'queueing' && state !== 'canceled') {
+      return this.send(res, 400, { code: 'BadRequest', reason: 'BadRequest', message: `task state is ${state}, can not cancel` });
+    }
+    task.canceled = true;
+    this.send(res, 200, {});
+  }
+
+  private stateOf(task: SandboxTask): VideoTaskState {
+    if (task.canceled) return 'canceled';
     const elapsed = Date.now() - task.createdAt;
-    const state = TIMELINE.filter(([start]) => elapsed >= start).at(-1)?.[1] ?? 'created';
+    return TIMELINE.filter(([start]) => elapsed >= start).at(-1)?.[1] ?? 'created';
+  }
+
+  private describe(task: SandboxTask): Record<string, unknown> {
+    const state = this.stateOf(task);
     const { prompt, duration, images, aspect_ratio, resolution, seed, style, movement_amplitude, bgm, off_peak, payload, watermark, model } =
       task.request;
     return {
@@ -161,7 +200,7 @@ export class SandboxUpstream {
       created_at: new Date(task.createdAt).toISOString(),
       creations:
         state === 'success'
-          ? [{ id: `${task.id}-1`, url: `https://sandbox.invalid/${task.id}.mp4`, cover_url: `https://sandbox.invalid/${task.id}.jpg` }]
+          ? [{ id: `${task.id}-1`, url: `${this.url}/files/${task.id}.mp4`, cover_url: `${this.url}/files/${task.id}.jpg` }]
           : [],
     };
   }

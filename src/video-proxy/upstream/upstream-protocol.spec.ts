@@ -1,5 +1,5 @@
 import { TooManyRequestsException } from '../../common/errors/too-many-requests.exception';
-import { parseCredits, parseTaskReply, retryAfterSeconds, upstreamFailure } from './upstream-protocol';
+import { cancelFailure, isCancelAccepted, parseCredits, parseTaskReply, retryAfterSeconds, upstreamFailure } from './upstream-protocol';
 
 describe('upstream protocol', () => {
   it('reads credits as a number or a numeric string', () => {
@@ -45,5 +45,14 @@ describe('upstream protocol', () => {
     expect(error.retryAfterSeconds).toBe(7);
     expect(retryAfterSeconds(undefined)).toBe(1);
     expect(retryAfterSeconds(new Date(Date.now() + 30_000).toUTCString())).toBeGreaterThanOrEqual(29);
+  });
+
+  it('maps a refused cancel: 4xx is 409 with the message (credentials aside), anything else 502', () => {
+    const refused = cancelFailure(400, { code: 'BadRequest', message: 'task state is scheduled, can not cancel' });
+    expect([refused.getStatus(), refused.message]).toEqual([409, 'the video service refused to cancel the task: task state is scheduled, can not cancel']);
+    expect(cancelFailure(404, { message: 'key-123 unknown' }, 'key-123').message).toContain('[redacted] unknown');
+    expect([401, 403, 500, 503].map((status) => cancelFailure(status, {}).getStatus())).toEqual([502, 502, 502, 502]);
+    expect([{}, { ok: true }].every(isCancelAccepted)).toBe(true);
+    expect(['', 'ok', [], null].some(isCancelAccepted)).toBe(false);
   });
 });

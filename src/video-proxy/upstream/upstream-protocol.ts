@@ -1,6 +1,7 @@
 import {
   BadGatewayException,
   BadRequestException,
+  ConflictException,
   HttpException,
   ServiceUnavailableException,
 } from '@nestjs/common';
@@ -102,9 +103,10 @@ export function parseTaskStatus(body: unknown): UpstreamTaskStatus | undefined {
   return { taskId, state: body.state, errCode, creations };
 }
 
-function upstreamMessage(body: unknown): string {
+function upstreamMessage(body: unknown, apiKey: string): string {
   const text = isRecord(body) ? (body.message ?? body.reason ?? body.code) : undefined;
-  return typeof text === 'string' && text.trim() ? text.trim().slice(0, MAX_ECHOED_MESSAGE) : 'no reason given';
+  const message = typeof text === 'string' && text.trim() ? text.trim().slice(0, MAX_ECHOED_MESSAGE) : 'no reason given';
+  return apiKey ? message.split(apiKey).join('[redacted]') : message;
 }
 
 function isCreditExhaustion(status: number, body: unknown): boolean {
@@ -135,14 +137,31 @@ export function upstreamFailure(
     return new ServiceUnavailableException('the video service is out of credits; try again later');
   }
   if (status === 400 || status === 422) {
-    const message = apiKey ? upstreamMessage(body).split(apiKey).join('[redacted]') : upstreamMessage(body);
-    return new BadRequestException(`the video model rejected the request: ${message}`);
+    return new BadRequestException(`the video model rejected the request: ${upstreamMessage(body, apiKey)}`);
   }
   if (status === 401 || status === 403) {
     return new BadGatewayException('the video service refused this proxy’s credentials');
   }
   if (status === 429) {
     return new TooManyRequestsException('the video service is busy; retry later', retryAfterSeconds(headers['retry-after']));
+  }
+  return new BadGatewayException(`the video service failed (HTTP ${status})`);
+}
+
+/** A cancel's 2xx reply is `{}` (any JSON object will do); anything else is malformed. */
+export function isCancelAccepted(body: unknown): boolean {
+  return isRecord(body);
+}
+
+/**
+ * The contract's mapping of a refused cancel (docs/api-rules.md §4.4): a 4xx
+ * is the upstream declining (409 with its message), except a 401/403, which
+ * is about this proxy's credentials (502, as for creates); anything else 502.
+ */
+export function cancelFailure(status: number, body: unknown, apiKey = ''): HttpException {
+  if (status === 401 || status === 403) return upstreamFailure(status, body, {}, apiKey);
+  if (status >= 400 && status < 500) {
+    return new ConflictException(`the video service refused to cancel the task: ${upstreamMessage(body, apiKey)}`);
   }
   return new BadGatewayException(`the video service failed (HTTP ${status})`);
 }

@@ -4,7 +4,8 @@ import { AxiosError, AxiosResponse } from 'axios';
 import { VideoTaskReplyDto } from '../dto/video-task.dto';
 import { videoConfig, VideoConfig } from '../video.config';
 import { upstreamRequestOptions } from './upstream-http';
-import { parseTaskReply, parseTaskStatus, UpstreamTaskStatus, upstreamFailure } from './upstream-protocol';
+import { cancelFailure, isCancelAccepted, parseTaskReply, parseTaskStatus, UpstreamTaskStatus, upstreamFailure } from './upstream-protocol';
+import { UpstreamCalls } from './upstream-calls';
 import { UpstreamTarget } from './upstream-target';
 
 /** The one client of the upstream video API's wire protocol. */
@@ -16,6 +17,7 @@ export class VideoUpstreamClient {
     private readonly http: HttpService,
     private readonly target: UpstreamTarget,
     @Inject(videoConfig.KEY) private readonly config: VideoConfig,
+    private readonly calls: UpstreamCalls,
   ) {}
 
   /** Creates a reference-to-video task; any failure is thrown as the contract's HTTP error. */
@@ -48,6 +50,19 @@ export class VideoUpstreamClient {
     return status;
   }
 
+  /** Asks the upstream to cancel a task (`POST /ent/v2/tasks/{id}/cancel`); resolves when it agreed (`{}`). */
+  async cancelTask(taskId: string): Promise<void> {
+    const response = await this.send(() =>
+      this.http.axiosRef.post<unknown>(`${this.target.url}/ent/v2/tasks/${encodeURIComponent(taskId)}/cancel`, { id: taskId }, this.requestOptions()),
+    );
+    if (response.status < 200 || response.status >= 300) {
+      throw cancelFailure(response.status, response.data, this.target.apiKey);
+    }
+    if (!isCancelAccepted(response.data)) {
+      throw new BadGatewayException('the video service sent a cancel reply that cannot be read');
+    }
+  }
+
   private requestOptions() {
     return upstreamRequestOptions(this.target.apiKey, this.config.VIDEO_UPSTREAM_TIMEOUT_MS);
   }
@@ -58,10 +73,11 @@ export class VideoUpstreamClient {
    * discarding) a CanceledError with its stack trace for every call.
    */
   private async send<R extends AxiosResponse<unknown>>(request: () => Promise<R>): Promise<R> {
+    const call = this.calls.start();
     try {
-      return await request();
+      return call.answered(await request());
     } catch (error) {
-      throw this.transportFailure(error);
+      throw call.failed(error, this.transportFailure(error));
     }
   }
 

@@ -1,0 +1,190 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { IncomingMessage } from 'node:http';
+import { ArchiveStorage, ArchiveTooLargeError, StoredArchive } from '../../archives/archive-storage';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { retryDelayMs } from '../callbacks/callback-delivery.worker';
+import { getStream, RefusedAddressError } from '../callbacks/callback-http';
+import { videoConfig, VideoConfig } from '../video.config';
+import { SNIFF_BYTES, sniffMediaType } from './media-type';
+import { RESULT_STORAGE } from './result-storage';
+import { DueResult, ResultOutcome, VideoResultsRepository } from './video-results.repository';
+
+const POLL_INTERVAL_MS = 500;
+/**
+ * A download holds its job for this long and renews it every third of it
+ * while bytes flow: a crashed instance's job is taken over within the lease.
+ */
+export const RESULT_LEASE_MS = 15_000;
+/** The connection is dropped after this long without a byte. */
+const IDLE_TIMEOUT_MS = 30_000;
+const BATCH = 16;
+/** Downloads at once per instance: each is a stream to disk, not memory, but disk and network are shared. */
+const CONCURRENCY = 4;
+const RETENTION_SWEEP_MS = 60_000;
+const RETENTION_BATCH = 100;
+
+/**
+ * Fetches the files of successful tasks from the upstream and keeps them
+ * (docs/api-rules.md §4.4). Jobs live in the database (written with the
+ * success), so a restart or another instance resumes them; each attempt
+ * leases its job through a fence on `attempts`, so only the attempt holding
+ * the lease can finish it, once. Failures retry with the client callbacks'
+ * backoff until the upstream's links expire. Also sweeps results past
+ * VIDEO_RESULT_RETENTION_DAYS.
+ */
+@Injectable()
+export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(ResultDownloadWorker.name);
+  private readonly shutdown = new AbortController();
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private lastRetentionSweep = 0;
+
+  constructor(
+    private readonly results: VideoResultsRepository,
+    private readonly tx: TransactionRunner,
+    @Inject(RESULT_STORAGE) private readonly storage: ArchiveStorage,
+    @Inject(videoConfig.KEY) private readonly config: VideoConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  /** Downloads in progress are dropped (their jobs are retried at once by the next process), then the round ends. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.shutdown.abort();
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.shutdown.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.running = this.round()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'result download round failed'))
+        .finally(() => this.schedule());
+    }, POLL_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  private async round(): Promise<void> {
+    if (Date.now() - this.lastRetentionSweep >= RETENTION_SWEEP_MS) {
+      this.lastRetentionSweep = Date.now();
+      await this.sweepRetention();
+    }
+    await this.downloadDue();
+  }
+
+  /** The due jobs, a few at a time. */
+  async downloadDue(): Promise<void> {
+    const queue = await this.results.due(new Date(), BATCH);
+    const lanes = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
+      for (let next = queue.shift(); next && !this.shutdown.signal.aborted; next = queue.shift()) {
+        await this.attempt(next).catch((error: unknown) => this.logger.error({ err: error, resultId: next?.id }, 'result download attempt failed'));
+      }
+    });
+    await Promise.allSettled(lanes);
+  }
+
+  /** Deletes results kept longer than VIDEO_RESULT_RETENTION_DAYS (0: kept for good); their links answer 410. */
+  async sweepRetention(now = Date.now()): Promise<number> {
+    const days = this.config.VIDEO_RESULT_RETENTION_DAYS;
+    if (days === 0) return 0;
+    let deleted = 0;
+    for (const file of await this.results.storedBefore(new Date(now - days * 86_400_000), RETENTION_BATCH)) {
+      const sha256 = file.sha256 ?? '';
+      // Marked first: a reader then answers 410 rather than find a row whose file is gone. The same
+      // bytes may be another task's result, kept for longer: the file goes with the last row holding it.
+      const lastHolder = await this.tx.run(
+        async (manager) =>
+          (await this.results.markDeleted(manager, file.id)) &&
+          !(await this.results.withSha256(sha256, manager)).some((other) => other.state === 'stored'),
+      );
+      if (lastHolder) await this.storage.delete(sha256);
+      deleted += 1;
+    }
+    return deleted;
+  }
+
+  private async attempt(job: DueResult): Promise<void> {
+    const leased = { id: job.id, attempts: job.attempts + 1 };
+    if (Date.now() >= job.linksExpireAt.getTime()) {
+      await this.finish(job, { state: 'failed', lastError: 'the upstream’s link expired before the file could be fetched' });
+      return;
+    }
+    const taken = await this.tx.run((manager) =>
+      this.results.updateIfCurrent(manager, job, { attempts: leased.attempts, nextAttemptAt: new Date(Date.now() + RESULT_LEASE_MS) }),
+    );
+    if (!taken) return;
+    const renewal = setInterval(() => {
+      void this.tx
+        .run((manager) => this.results.updateIfCurrent(manager, leased, { nextAttemptAt: new Date(Date.now() + RESULT_LEASE_MS) }))
+        .catch((error: unknown) => this.logger.warn({ err: error, resultId: job.id }, 'could not renew a result download’s lease'));
+    }, RESULT_LEASE_MS / 3);
+    try {
+      const stored = await this.fetchAndStore(job.sourceUrl);
+      const contentType = sniffMediaType(await this.head(stored.sha256));
+      await this.finish(leased, { state: 'stored', sha256: stored.sha256, contentType, storedAt: new Date(), lastError: null });
+    } catch (error) {
+      await this.failed(job, leased, error);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  /** A failed attempt: retried after the backoff, unless it never can succeed or the upstream's link will be dead by then. */
+  private async failed(job: DueResult, leased: Pick<DueResult, 'id' | 'attempts'>, error: unknown): Promise<void> {
+    const message = error instanceof ArchiveTooLargeError ? `the file is larger than VIDEO_RESULT_MAX_BYTES (${error.maxBytes})` : error instanceof Error ? error.message : String(error);
+    const reason = message.slice(0, 500);
+    if (this.shutdown.signal.aborted) {
+      // Not the file's fault: the next process takes it up at once.
+      await this.finish(leased, { nextAttemptAt: new Date(), lastError: 'interrupted by a shutdown' });
+      return;
+    }
+    const nextAttemptAt = new Date(Date.now() + retryDelayMs(leased.attempts, this.config.CALLBACK_RETRY_BASE_MS));
+    // No retry mends a refused address or a file too large.
+    const hopeless = error instanceof RefusedAddressError || error instanceof ArchiveTooLargeError;
+    if (hopeless || nextAttemptAt >= job.linksExpireAt) {
+      this.logger.warn({ resultId: job.id, taskId: job.taskId, kind: job.kind }, `a video result could not be kept: ${reason}`);
+      await this.finish(leased, { state: 'failed', lastError: reason });
+      return;
+    }
+    await this.finish(leased, { nextAttemptAt, lastError: reason });
+  }
+
+  private finish(job: Pick<DueResult, 'id' | 'attempts'>, outcome: ResultOutcome): Promise<boolean> {
+    return this.tx.run((manager) => this.results.updateIfCurrent(manager, job, outcome));
+  }
+
+  /** Streams the upstream's file into the store (never whole in memory), at most VIDEO_RESULT_MAX_BYTES. */
+  private async fetchAndStore(url: string): Promise<StoredArchive> {
+    const maxBytes = this.config.VIDEO_RESULT_MAX_BYTES;
+    let response: IncomingMessage | undefined;
+    try {
+      response = await getStream(url, {
+        allowPrivate: this.config.CALLBACK_ALLOW_PRIVATE === 'true',
+        idleTimeoutMs: IDLE_TIMEOUT_MS,
+        signal: this.shutdown.signal,
+      });
+      if (response.statusCode !== 200) throw new Error(`the upstream answered HTTP ${response.statusCode}`);
+      const declared = response.headers['content-length'];
+      if (declared !== undefined && Number(declared) > maxBytes) throw new ArchiveTooLargeError(maxBytes);
+      const stored = await this.storage.save(response, maxBytes);
+      // A connection closed early ends the body without an error when no length was promised to check.
+      if (declared !== undefined && Number(declared) !== stored.size) {
+        await this.storage.delete(stored.sha256);
+        throw new Error(`the file ended after ${stored.size} of ${declared} bytes`);
+      }
+      return stored;
+    } finally {
+      response?.destroy();
+    }
+  }
+
+  private async head(sha256: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.storage.read(sha256, { start: 0, end: SNIFF_BYTES - 1 })) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+}

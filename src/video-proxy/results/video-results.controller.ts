@@ -1,0 +1,51 @@
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ServerResponse } from 'node:http';
+import { sendDownload } from '../../archives/archive-download';
+import { Authenticated, CurrentUser } from '../../auth/authenticated.decorator';
+import { Principal } from '../../auth/principal';
+import { HttpRequest } from '../../common/http/http-request';
+import { ApiErrors } from '../../common/openapi/api-errors.decorator';
+import { VideoResultsService } from './video-results.service';
+
+const MEDIA_BODY = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
+const HEADERS = {
+  'Content-Type': { description: 'From the bytes: video/mp4, video/webm, video/quicktime, image/png, image/jpeg or image/webp', schema: { type: 'string' } },
+  ETag: { description: 'The file’s sha256, quoted', schema: { type: 'string' } },
+  'Cache-Control': { description: '`private, max-age=<seconds the link stays valid>` (`private, no-cache` for a bearer read)', schema: { type: 'string' } },
+};
+
+@ApiTags('video')
+@Controller('proxy/video/results')
+export class VideoResultsController {
+  constructor(private readonly results: VideoResultsService) {}
+
+  @Get(':sha256')
+  // The signed link is the credential (a browser's <video> tag sends no token); the owner's or an admin's token also works.
+  @Authenticated({ optional: true })
+  @ApiOperation({
+    summary: 'A kept video or cover of a finished task',
+    description:
+      'The `stored_url` or `stored_cover_url` of a task’s creation: a link signed for VIDEO_RESULT_LINK_TTL_S. ' +
+      'Without a valid signature, only the task’s owner or an admin (bearer token) may read it (others 403). ' +
+      'A single `Range` answers 206; `If-None-Match` 304. A result deleted after VIDEO_RESULT_RETENTION_DAYS is 410.',
+  })
+  @ApiParam({ name: 'sha256', description: 'The file’s sha256', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } })
+  @ApiQuery({ name: 'expires', required: false, description: 'Part of the signed link (Unix seconds).', type: String })
+  @ApiQuery({ name: 'signature', required: false, description: 'Part of the signed link.', type: String })
+  @ApiResponse({ status: 200, description: 'The whole file', content: MEDIA_BODY, headers: HEADERS })
+  @ApiResponse({ status: 206, description: 'The requested byte range', content: MEDIA_BODY, headers: HEADERS })
+  @ApiResponse({ status: 304, description: 'The client’s copy (If-None-Match) is current; no body' })
+  @ApiErrors(403, 404, 410, 416)
+  async download(
+    @CurrentUser() caller: Principal | undefined,
+    @Param('sha256') sha256: string,
+    @Query('expires') expires: unknown,
+    @Query('signature') signature: unknown,
+    @Req() req: HttpRequest,
+    @Res() response: ServerResponse,
+  ): Promise<void> {
+    const file = await this.results.open(caller, sha256, { expires, signature });
+    sendDownload(file, req, response, file.read, file.representation);
+  }
+}

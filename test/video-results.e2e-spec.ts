@@ -1,0 +1,228 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
+import { VideoResultEntity } from '../src/video-proxy/entities/video-result.entity';
+import { ResultDownloadWorker } from '../src/video-proxy/results/result-download.worker';
+import { ResultLinks } from '../src/video-proxy/results/result-links';
+import { FakeUpstream } from './support/fake-upstream';
+import { expectNoNulls } from './support/no-nulls';
+import { TestApp, TestUser } from './support/test-app';
+
+const CALLBACK_PATH = '/proxy/video/callbacks/upstream';
+const BASE = 'https://registry.example.com';
+
+/** An ISO base media (mp4) file: an `ftyp` box, then filler. */
+const mp4 = (size: number) => Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom', 'latin1'), randomBytes(size - 12)]);
+const webm = (size: number) => Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), randomBytes(size - 4)]);
+const jpeg = (size: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(size - 4)]);
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+interface Creation {
+  id: string;
+  store_state?: string;
+  stored_url?: string;
+  stored_cover_url?: string;
+}
+
+function appEnv(upstream: FakeUpstream, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    VIDEO_UPSTREAM_URL: upstream.url,
+    VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
+    VIDEO_UPSTREAM_TIMEOUT_MS: '2000',
+    VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
+    PUBLIC_BASE_URL: BASE,
+    // The fake upstream's files are on loopback.
+    CALLBACK_ALLOW_PRIVATE: 'true',
+    CALLBACK_RETRY_BASE_MS: '100',
+    ...extra,
+  };
+}
+
+/** The path and query of one of this service's links, for supertest. */
+const pathOf = (link: string | undefined) => {
+  expect(link?.startsWith(`${BASE}/proxy/video/results/`)).toBe(true);
+  const url = new URL(link ?? '');
+  return `${url.pathname}${url.search}`;
+};
+
+describe('Video results kept (api-rules §4.4)', () => {
+  let upstream: FakeUpstream;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    upstream = await FakeUpstream.start();
+    t = await TestApp.start(appEnv(upstream));
+  });
+  beforeEach(() => upstream.reset());
+  afterAll(async () => {
+    await t.close();
+    await upstream.close();
+  });
+
+  const upstreamCallback = (body: object) =>
+    t.http.post(CALLBACK_PATH).set(signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID())).send(body);
+
+  async function createTask(user: TestUser): Promise<string> {
+    return (await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200)).body.task_id as string;
+  }
+
+  /** A creation whose video and cover the fake's CDN serves. */
+  function creation(video: Buffer, cover: Buffer, options: { failFirst?: number } = {}) {
+    const id = `c-${randomUUID()}`;
+    return { id, url: upstream.serveFile(`${id}.mp4`, video, options), cover_url: upstream.serveFile(`${id}.jpg`, cover) };
+  }
+
+  /** The task's creations once their files are no longer pending. */
+  async function settledCreations(user: TestUser, taskId: string): Promise<Creation[]> {
+    for (let i = 0; i < 200; i++) {
+      const { body } = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+      const creations = body.creations as Creation[];
+      if (creations.every((c) => c.store_state !== 'pending')) {
+        expectNoNulls(body);
+        return creations;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`the results of ${taskId} were never settled`);
+  }
+
+  it('keeps a success reached by polling, and serves it with its type, ETag, Range and cache lifetime, after the upstream’s link is gone', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    const [video, cover] = [mp4(300_000), jpeg(20_000)];
+    const made = creation(video, cover);
+    upstream.taskStatus.set(taskId, { state: 'success', creations: [made] });
+
+    const [kept] = await settledCreations(user, taskId);
+    expect(kept).toMatchObject({ id: made.id, url: made.url, cover_url: made.cover_url, store_state: 'stored' });
+    upstream.files.clear();
+
+    const whole = await t.http.get(pathOf(kept.stored_url)).expect(200);
+    expect(whole.headers['content-type']).toBe('video/mp4');
+    expect(whole.headers.etag).toBe(`"${sha256(video)}"`);
+    expect(whole.headers['accept-ranges']).toBe('bytes');
+    const maxAge = Number(/^private, max-age=(\d+)$/.exec(whole.headers['cache-control'])?.[1]);
+    expect(maxAge).toBeGreaterThan(604_800 - 60);
+    expect(maxAge).toBeLessThanOrEqual(604_800);
+    expect(Buffer.compare(whole.body as Buffer, video)).toBe(0);
+
+    const part = await t.http.get(pathOf(kept.stored_url)).set('Range', 'bytes=1000-1999').expect(206);
+    expect(part.headers['content-range']).toBe(`bytes 1000-1999/${video.length}`);
+    expect(Buffer.compare(part.body as Buffer, video.subarray(1000, 2000))).toBe(0);
+
+    const still = await t.http.get(pathOf(kept.stored_cover_url)).expect(200);
+    expect(still.headers['content-type']).toBe('image/jpeg');
+    expect(Buffer.compare(still.body as Buffer, cover)).toBe(0);
+    expect((await t.http.get(pathOf(kept.stored_url)).set('If-None-Match', `"${sha256(video)}"`)).status).toBe(304);
+  });
+
+  it('keeps a success reached by callback, retrying a flaky link, and lists it with fresh links', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    const video = webm(100_000);
+    const made = creation(video, jpeg(5_000), { failFirst: 2 });
+    await upstreamCallback({ id: taskId, state: 'success', creations: [made] }).expect(204);
+
+    const [kept] = await settledCreations(user, taskId);
+    expect(kept.store_state).toBe('stored');
+    const res = await t.http.get(pathOf(kept.stored_url)).expect(200);
+    expect(res.headers['content-type']).toBe('video/webm');
+    expect(Buffer.compare(res.body as Buffer, video)).toBe(0);
+    const job = await t.dataSource.getRepository(VideoResultEntity).findOneByOrFail({ taskId, kind: 'video' });
+    expect(job).toMatchObject({ state: 'stored', attempts: 3, sha256: sha256(video) });
+
+    const listed = (await t.http.get('/proxy/video/tasks').set(user.auth).expect(200)).body.tasks as { creations: Creation[] }[];
+    expect(listed[0].creations[0].stored_url).toMatch(/\?expires=\d+&signature=/);
+  });
+
+  it('answers 403 to a missing, forged or expired signature, and lets the owner and admins in with their token', async () => {
+    const [owner, other, admin] = [await t.createUser({ credits: 100 }), await t.createUser(), await t.createUser({ admin: true })];
+    const taskId = await createTask(owner);
+    const video = mp4(50_000);
+    upstream.taskStatus.set(taskId, { state: 'success', creations: [creation(video, jpeg(1_000))] });
+    const [kept] = await settledCreations(owner, taskId);
+    const bare = `/proxy/video/results/${sha256(video)}`;
+    const link = new URL(kept.stored_url ?? '');
+
+    await t.http.get(bare).expect(403);
+    await t.http.get(bare).set(other.auth).expect(403);
+    await t.http.get(`${bare}?expires=${link.searchParams.get('expires')}&signature=forged`).expect(403);
+    await t.http.get(`${bare}?expires=${Number(link.searchParams.get('expires')) + 1}&signature=${link.searchParams.get('signature')}`).expect(403);
+    const expired = await t.app.get(ResultLinks).sign(sha256(video), BASE, Date.now() - 700_000_000);
+    expect((await t.http.get(pathOf(expired)).expect(403)).body.message).toBe('result link has expired');
+
+    const byOwner = await t.http.get(bare).set(owner.auth).expect(200);
+    expect(byOwner.headers['cache-control']).toBe('private, no-cache');
+    await t.http.get(bare).set(admin.auth).expect(200);
+    await t.http.get(`/proxy/video/results/${'0'.repeat(64)}`).set(admin.auth).expect(404);
+  });
+
+  it('deletes results past the retention period: their links then answer 410', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    const video = mp4(10_000);
+    upstream.taskStatus.set(taskId, { state: 'success', creations: [creation(video, jpeg(1_000))] });
+    const [kept] = await settledCreations(user, taskId);
+    const file = join(t.storageDir, 'results', sha256(video).slice(0, 2), `${sha256(video)}.bin`);
+    expect(existsSync(file)).toBe(true);
+
+    await t.dataSource.getRepository(VideoResultEntity).update({ taskId }, { storedAt: new Date(Date.now() - 31 * 86_400_000) });
+    expect(await t.app.get(ResultDownloadWorker).sweepRetention()).toBeGreaterThanOrEqual(2);
+    expect(existsSync(file)).toBe(false);
+    expect((await t.http.get(pathOf(kept.stored_url)).expect(410)).body.message).toContain('retention');
+    const [after] = (await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200)).body.creations as Creation[];
+    expect(after.store_state).toBe('deleted');
+    expect(after).not.toHaveProperty('stored_url');
+  });
+
+  it('records a file as failed once the upstream’s links have expired', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    const made = { id: 'gone', url: `${upstream.url}/files/never-there.mp4`, cover_url: `${upstream.url}/files/never-there.jpg` };
+    upstream.taskStatus.set(taskId, { state: 'success', creations: [made] });
+    await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+    // A day later, as far as the job knows.
+    await t.dataSource.getRepository(VideoResultEntity).update({ taskId }, { linksExpireAt: new Date(Date.now() + 300) });
+    const [failed] = await settledCreations(user, taskId);
+    expect(failed).toMatchObject({ id: 'gone', store_state: 'failed' });
+    expect(failed).not.toHaveProperty('stored_url');
+    const job = await t.dataSource.getRepository(VideoResultEntity).findOneByOrFail({ taskId, kind: 'video' });
+    expect(job.lastError).toBeTruthy();
+  });
+});
+
+describe('Video results that cannot be kept', () => {
+  /** Runs an app with `env`, a task whose one creation (no cover) links to `data`; the job as it ends. */
+  async function keptWith(env: Record<string, string>, data: Buffer): Promise<{ job: VideoResultEntity; fetched: number }> {
+    const upstream = await FakeUpstream.start();
+    const t = await TestApp.start(appEnv(upstream, env));
+    try {
+      const user = await t.createUser({ credits: 100 });
+      const { body } = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200);
+      const url = upstream.serveFile('file.mp4', data);
+      upstream.taskStatus.set(body.task_id as string, { state: 'success', creations: [{ id: 'p', url, cover_url: '' }] });
+      await t.http.get(`/proxy/video/tasks/${body.task_id}`).set(user.auth).expect(200);
+      const jobs = t.dataSource.getRepository(VideoResultEntity);
+      for (let i = 0; i < 100 && (await jobs.findOneByOrFail({ taskId: body.task_id })).state === 'pending'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return { job: await jobs.findOneByOrFail({ taskId: body.task_id }), fetched: upstream.requests.filter((r) => r.path.startsWith('/files/')).length };
+    } finally {
+      await t.close();
+      await upstream.close();
+    }
+  }
+
+  it('never fetches from loopback or private addresses unless CALLBACK_ALLOW_PRIVATE=true', async () => {
+    const { job, fetched } = await keptWith({ CALLBACK_ALLOW_PRIVATE: 'false' }, mp4(1_000));
+    expect(job).toMatchObject({ state: 'failed', attempts: 1, lastError: expect.stringContaining('loopback or private') });
+    expect(fetched).toBe(0);
+  });
+
+  it('refuses a file over VIDEO_RESULT_MAX_BYTES for good, leaving nothing stored', async () => {
+    const { job, fetched } = await keptWith({ VIDEO_RESULT_MAX_BYTES: '1000' }, mp4(1_001));
+    expect(job).toMatchObject({ state: 'failed', attempts: 1, sha256: null, lastError: 'the file is larger than VIDEO_RESULT_MAX_BYTES (1000)' });
+    expect(fetched).toBe(1);
+  });
+});
