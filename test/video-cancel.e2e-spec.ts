@@ -176,6 +176,20 @@ describe('Cancelling a video task (api-rules §4.4)', () => {
     expect((await ledgerOf(user)).filter((e) => e.kind === 'refund')).toHaveLength(1);
   });
 
+  it('answers 200 to a cancel whose upstream call lost the race to another cancel (the upstream refuses the second)', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    const before = cancelCalls().length;
+    // The first cancel to reach the upstream is refused late (the task is canceled by then); the second is accepted at once.
+    upstream.respondNext({ status: 400, body: { code: 'BadRequest', message: 'task state is canceled, can not cancel' }, delayMs: 500 }, { status: 200, body: {} });
+    const late = cancel(user, taskId).then((reply) => reply);
+    while (cancelCalls().length === before) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await cancel(user, taskId).expect(200)).body.state).toBe('canceled');
+    expect((await late).status).toBe(200);
+    expect((await late).body.state).toBe('canceled');
+    expect((await ledgerOf(user)).filter((e) => e.kind === 'refund')).toHaveLength(1);
+  });
+
   it('is the owner’s or an admin’s: others get 404; an admin’s cancel refunds the owner', async () => {
     const [owner, other, admin] = [await t.createUser({ credits: 100 }), await t.createUser({ credits: 100 }), await t.createUser({ admin: true })];
     const taskId = await createTask(owner);

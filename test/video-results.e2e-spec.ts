@@ -102,6 +102,8 @@ describe('Video results kept (api-rules §4.4)', () => {
     expect(whole.headers['content-type']).toBe('video/mp4');
     expect(whole.headers.etag).toBe(`"${sha256(video)}"`);
     expect(whole.headers['accept-ranges']).toBe('bytes');
+    // Playable by a <video> tag on another origin (the frontend's).
+    expect(whole.headers['cross-origin-resource-policy']).toBe('cross-origin');
     const maxAge = Number(/^private, max-age=(\d+)$/.exec(whole.headers['cache-control'])?.[1]);
     expect(maxAge).toBeGreaterThan(604_800 - 60);
     expect(maxAge).toBeLessThanOrEqual(604_800);

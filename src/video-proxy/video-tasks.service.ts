@@ -76,7 +76,11 @@ export class VideoTasksService {
     const task = await this.visibleTask(caller, taskId);
     if (task.state === 'canceled') return (await this.replies([task], origin))[0];
     assertCancelable(task);
-    await this.upstream.cancelTask(taskId);
+    await this.upstream.cancelTask(taskId).catch(async (error: unknown) => {
+      // The upstream refusing a task a concurrent cancel just canceled: that cancel's outcome is this one's too.
+      if (error instanceof ConflictException && (await this.tasks.find(taskId))?.state === 'canceled') return;
+      throw error;
+    });
     const canceled = await this.tx.run(async (manager) => {
       const current = await this.tasks.find(taskId, manager, this.tx.lockForUpdate());
       if (!current) throw new NotFoundException(`task '${taskId}' not found`);

@@ -46,6 +46,8 @@ export class VideoResultsController {
     @Res() response: ServerResponse,
   ): Promise<void> {
     const file = await this.results.open(caller, sha256, { expires, signature });
+    // A signed link is meant for a <video> tag on the frontend's origin: helmet's default (same-origin) would block it.
+    response.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     sendDownload(file, req, response, file.read, file.representation);
   }
 }
