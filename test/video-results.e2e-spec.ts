@@ -5,7 +5,7 @@ import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { VideoResultEntity } from '../src/video-proxy/entities/video-result.entity';
 import { ResultDownloadWorker } from '../src/video-proxy/results/result-download.worker';
 import { ResultLinks } from '../src/video-proxy/results/result-links';
-import { FakeUpstream } from './support/fake-upstream';
+import { FakeUpstream, ServedFile } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser } from './support/test-app';
 
@@ -196,13 +196,13 @@ describe('Video results kept (api-rules §4.4)', () => {
 
 describe('Video results that cannot be kept', () => {
   /** Runs an app with `env`, a task whose one creation (no cover) links to `data`; the job as it ends. */
-  async function keptWith(env: Record<string, string>, data: Buffer): Promise<{ job: VideoResultEntity; fetched: number }> {
+  async function keptWith(env: Record<string, string>, data: Buffer, served: Omit<ServedFile, 'data'> = {}): Promise<{ job: VideoResultEntity; fetched: number }> {
     const upstream = await FakeUpstream.start();
     const t = await TestApp.start(appEnv(upstream, env));
     try {
       const user = await t.createUser({ credits: 100 });
       const { body } = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200);
-      const url = upstream.serveFile('file.mp4', data);
+      const url = upstream.serveFile('file.mp4', data, served);
       upstream.taskStatus.set(body.task_id as string, { state: 'success', creations: [{ id: 'p', url, cover_url: '' }] });
       await t.http.get(`/proxy/video/tasks/${body.task_id}`).set(user.auth).expect(200);
       const jobs = t.dataSource.getRepository(VideoResultEntity);
@@ -220,6 +220,12 @@ describe('Video results that cannot be kept', () => {
     const { job, fetched } = await keptWith({ CALLBACK_ALLOW_PRIVATE: 'false' }, mp4(1_000));
     expect(job).toMatchObject({ state: 'failed', attempts: 1, lastError: expect.stringContaining('loopback or private') });
     expect(fetched).toBe(0);
+  });
+
+  it('fails a link that redirects at once (redirects are never followed; a retry would redirect again)', async () => {
+    const { job, fetched } = await keptWith({ CALLBACK_ALLOW_PRIVATE: 'true' }, mp4(1_000), { redirectTo: 'https://elsewhere.example/file.mp4' });
+    expect(job).toMatchObject({ state: 'failed', attempts: 1, sha256: null, lastError: expect.stringContaining('HTTP 302 (a redirect') });
+    expect(fetched).toBe(1);
   });
 
   it('refuses a file over VIDEO_RESULT_MAX_BYTES for good, leaving nothing stored', async () => {

@@ -17,6 +17,8 @@ export interface ServedFile {
   chunkDelayMs?: number;
   /** Served once this many times before answering 503 (a flaky CDN); decremented per request. */
   failFirst?: number;
+  /** Answered with a redirect to this address instead. */
+  redirectTo?: string;
 }
 
 export interface ScriptedResponse {
@@ -162,6 +164,10 @@ export class FakeUpstream {
   private async sendFile(file: ServedFile | undefined, res: ServerResponse): Promise<void> {
     if (!file) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('link expired');
+      return;
+    }
+    if (file.redirectTo) {
+      res.writeHead(302, { Location: file.redirectTo }).end();
       return;
     }
     if (file.failFirst) {

@@ -23,6 +23,9 @@ const CONCURRENCY = 4;
 const RETENTION_SWEEP_MS = 60_000;
 const RETENTION_BATCH = 100;
 
+/** A link no retry can fetch: it redirects (never followed) or is not a URL. */
+class UnfollowableLinkError extends Error {}
+
 /**
  * Fetches the files of successful tasks from the upstream and keeps them
  * (docs/api-rules.md §4.4). Jobs live in the database (written with the
@@ -143,8 +146,8 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
       return;
     }
     const nextAttemptAt = new Date(Date.now() + retryDelayMs(leased.attempts, this.config.CALLBACK_RETRY_BASE_MS));
-    // No retry mends a refused address or a file too large.
-    const hopeless = error instanceof RefusedAddressError || error instanceof ArchiveTooLargeError;
+    // No retry mends a refused address, a file too large, or a link that redirects or is not a URL.
+    const hopeless = error instanceof RefusedAddressError || error instanceof ArchiveTooLargeError || error instanceof UnfollowableLinkError;
     if (hopeless || nextAttemptAt >= job.linksExpireAt) {
       this.logger.warn({ resultId: job.id, taskId: job.taskId, kind: job.kind }, `a video result could not be kept: ${reason}`);
       await this.finish(leased, { state: 'failed', lastError: reason });
@@ -161,13 +164,17 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
   private async fetchAndStore(url: string): Promise<StoredArchive> {
     const maxBytes = this.config.VIDEO_RESULT_MAX_BYTES;
     let response: IncomingMessage | undefined;
+    if (!URL.canParse(url)) throw new UnfollowableLinkError(`the link is not a URL: ${url.slice(0, 200)}`);
     try {
       response = await getStream(url, {
         allowPrivate: this.config.CALLBACK_ALLOW_PRIVATE === 'true',
         idleTimeoutMs: IDLE_TIMEOUT_MS,
         signal: this.shutdown.signal,
       });
-      if (response.statusCode !== 200) throw new Error(`the upstream answered HTTP ${response.statusCode}`);
+      const status = response.statusCode ?? 0;
+      // Redirects are not followed (they could lead anywhere, as for client callbacks): the same link would redirect again.
+      if (status >= 300 && status < 400) throw new UnfollowableLinkError(`the upstream answered HTTP ${status} (a redirect, which is not followed)`);
+      if (status !== 200) throw new Error(`the upstream answered HTTP ${status}`);
       const declared = response.headers['content-length'];
       if (declared !== undefined && Number(declared) > maxBytes) throw new ArchiveTooLargeError(maxBytes);
       const stored = await this.storage.save(response, maxBytes);
