@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expectErrorBody } from './support/error-body';
+import { expectNoNulls } from './support/no-nulls';
 import { FrontendClient, FrontendNode } from './support/frontend-client';
 import { TestApp, TestUser, unique } from './support/test-app';
 
@@ -183,6 +184,7 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
       await createNode(publisherId, owner, { id: term, name: 'Exactly' });
       const { status, body } = await frontend.searchNodes({ search: term.toUpperCase(), page: 1, limit: 10 });
       expect(status).toBe(200);
+      expectNoNulls(body);
       expect(ids(body.nodes)).toEqual([term, `prefix-${term}`, `word-${term}`, `${term}-rest`]);
       expect(body).toMatchObject({ total: 4, page: 1, limit: 10, totalPages: 1 });
     });
@@ -219,6 +221,7 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
     it('lists its nodes newest first, banned ones only for members and admins who ask', async () => {
       const anonymous = await frontend.listNodesForPublisher(publisherId);
       expect(anonymous.status).toBe(200);
+      expectNoNulls(anonymous.body);
       const listed = ids(anonymous.body);
       expect(listed.slice(-3)).toEqual([n.anywhere, n.cudaOnly, n.upscaler]);
       expect(listed).not.toContain(n.banned);
@@ -247,6 +250,7 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
       ];
       const { status, body } = await frontend.getBulkNodeVersions(pairs);
       expect(status).toBe(200);
+      expectNoNulls(body);
       expect(body.node_versions).toEqual([
         { identifier: pairs[0], status: 'success', node_version: expect.objectContaining({ node_id: n.upscaler, version: '2.0.0' }) },
         { identifier: pairs[1], status: 'not_found' },

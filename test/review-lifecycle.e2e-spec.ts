@@ -1,5 +1,6 @@
 import { reviewed, uploadArchive, versionOf } from './support/archive-uploads';
 import { expectErrorBody } from './support/error-body';
+import { expectNoNulls } from './support/no-nulls';
 import { publishWithCli } from './support/registry-clients';
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser } from './support/test-app';
@@ -14,6 +15,12 @@ const clean = (extra: Record<string, string> = {}) => makeZip({ 'pack/__init__.p
 /** An AWS access key id of the documented example's shape, split so that no scanner flags this file. */
 const AWS_KEY = ['AKIA', 'IOSFODNN7EXAMPLE'].join('');
 
+/** `body`, once checked to hold no null (docs/api-rules.md §6). */
+function expectedWithoutNulls(body: unknown): unknown {
+  expectNoNulls(body);
+  return body;
+}
+
 describe('Review lifecycle (docs/api-rules.md §10)', () => {
   let t: TestApp;
   let baseUrl: string;
@@ -27,7 +34,7 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
   afterAll(() => t.close());
 
   const reviewOf = async (f: PublisherFixture, version: string, user: TestUser = f.member) =>
-    (await t.http.get(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/${version}/review`).set(user.auth).expect(200)).body as {
+    expectedWithoutNulls((await t.http.get(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/${version}/review`).set(user.auth).expect(200)).body) as {
       status: string;
       status_reason?: string;
       findings: Array<Record<string, unknown>>;
@@ -139,6 +146,7 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       const held = await reviewedUpload(clean({ 'pack/loader.py': 'import zlib, base64\nexec(zlib.decompress(base64.b64decode(b"eJwrKMrMK1EoSS0uUcjLL0nNUcjMSy0uTk1RBABnjQhv")))\n' }));
       const blocked = await reviewedUpload(clean({ 'pack/key.pem': '-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----\n' }));
       const queue = await t.http.get('/versions?statuses=NodeVersionStatusFlagged&limit=100').set(admin.auth).expect(200);
+      expectNoNulls(queue.body);
       const queued = queue.body.versions.map((v: { node_id: string }) => v.node_id);
       expect(queued).toEqual(expect.arrayContaining([held.f.nodeId, blocked.f.nodeId]));
       // Oldest first.

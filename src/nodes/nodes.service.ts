@@ -211,9 +211,15 @@ export class NodesService {
    */
   private async chooseCompatibleVersions(nodes: NodeEntity[], target: CompatibilityTarget | undefined): Promise<void> {
     if (!target || nodes.length === 0) return;
-    const candidates = await this.nodes.compatibilityCandidates(nodes.map((node) => node.id));
+    // Grouped once by node: a page of 1,000 nodes has a few thousand candidates.
+    const candidatesByNode = new Map<string, NodeVersionEntity[]>();
+    for (const candidate of await this.nodes.compatibilityCandidates(nodes.map((node) => node.id))) {
+      const group = candidatesByNode.get(candidate.nodeId) ?? [];
+      if (group.length === 0) candidatesByNode.set(candidate.nodeId, group);
+      group.push(candidate);
+    }
     const chosen = nodes.flatMap((node) => {
-      const version = pickCompatibleVersion(candidates.filter((candidate) => candidate.nodeId === node.id), target);
+      const version = pickCompatibleVersion(candidatesByNode.get(node.id) ?? [], target);
       return version && version.id !== node.latestVersionId ? [{ node, versionId: version.id }] : [];
     });
     const versions = new Map((await this.nodes.versionsByIds(chosen.map(({ versionId }) => versionId))).map((version) => [version.id, version]));
