@@ -7,9 +7,9 @@ import { CreditReservationEntity } from '../src/users/entities/credit-reservatio
 import { IdempotencyKeyEntity } from '../src/video-proxy/entities/idempotency-key.entity';
 import { VideoResultEntity } from '../src/video-proxy/entities/video-result.entity';
 import { ReservationRecovery } from '../src/video-proxy/reservation-recovery';
-import { FakeUpstream } from './support/fake-upstream';
-import { freePort, ServerProcess, TestDatabase, waitFor } from './support/server-process';
+import { ServerProcess, waitFor } from './support/server-process';
 import { TestApp } from './support/test-app';
+import { VideoServers } from './support/video-app';
 
 /**
  * docs/api-rules.md §8, crash recovery: a create interrupted by the death of its
@@ -25,21 +25,13 @@ describe('Crash recovery of interrupted creates', () => {
   const ESTIMATE = 20; // videoq2-turbo: 5 credits a second, 4 s
 
   it('SIGKILL mid-create, restart: the reservation is released once, the ledger explains it, the same key then charges once', async () => {
-    const upstream = await FakeUpstream.start();
-    const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'crash.sqlite')}`;
-    const database = await TestDatabase.open(databaseUrl);
-    const env = {
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'info',
-      THROTTLE_LIMIT: '0',
-      STORAGE_DIR: join(dir, 'archives'),
-      VIDEO_UPSTREAM_URL: upstream.url,
-      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
+    const servers = await VideoServers.open(dir, 'crash.sqlite', {
       VIDEO_UPSTREAM_TIMEOUT_MS: '4000',
       VIDEO_RESERVATION_GRACE_MS: '1000',
       VIDEO_RECOVERY_SWEEP_MS: '500',
-    };
-    let server = ServerProcess.start({ ...env, PORT: String(await freePort()) });
+    });
+    const { upstream, database } = servers;
+    let server = await servers.start();
     try {
       const user = await database.seedUser(1000);
       await server.ready();
@@ -61,7 +53,7 @@ describe('Crash recovery of interrupted creates', () => {
       expect(await database.balance(user.id)).toBe(1000 - ESTIMATE);
       expect((await database.ledger(user.id)).map((entry) => entry.kind)).toEqual(['grant', 'reserve']);
 
-      server = ServerProcess.start({ ...env, PORT: String(await freePort()) });
+      server = await servers.start();
       await server.ready();
       await waitFor(async () => (await database.balance(user.id)) === 1000, 30000, 'the reservation to be released');
       const ledger = await database.ledger(user.id);
@@ -88,8 +80,7 @@ describe('Crash recovery of interrupted creates', () => {
       expect((await database.ledger(user.id)).map((entry) => entry.kind)).toEqual(['grant', 'reserve', 'release', 'reserve']);
     } finally {
       await server.stop();
-      await database.close();
-      await upstream.close();
+      await servers.close();
     }
   });
 
@@ -134,23 +125,11 @@ describe('Crash recovery of interrupted result downloads', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('SIGKILL mid-download, restart: the file is stored once, and served', async () => {
-    const upstream = await FakeUpstream.start();
-    const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'results.sqlite')}`;
-    const database = await TestDatabase.open(databaseUrl);
-    const storage = join(dir, 'archives');
-    const env = {
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'info',
-      THROTTLE_LIMIT: '0',
-      STORAGE_DIR: storage,
-      VIDEO_UPSTREAM_URL: upstream.url,
-      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
-      CALLBACK_ALLOW_PRIVATE: 'true',
-      CALLBACK_RETRY_BASE_MS: '100',
-    };
+    const servers = await VideoServers.open(dir, 'results.sqlite', { CALLBACK_ALLOW_PRIVATE: 'true', CALLBACK_RETRY_BASE_MS: '100' });
+    const { upstream, database } = servers;
     // 4 MiB in 64 KiB chunks 30 ms apart: about 2 s to send, killed part-way.
     const video = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypmp42', 'latin1'), randomBytes(4 * 1024 * 1024 - 12)]);
-    let server = ServerProcess.start({ ...env, PORT: String(await freePort()) });
+    let server = await servers.start();
     try {
       const user = await database.seedUser(1000);
       await server.ready();
@@ -170,7 +149,7 @@ describe('Crash recovery of interrupted result downloads', () => {
       const jobs = database.dataSource.getRepository(VideoResultEntity);
       expect(await jobs.findOneByOrFail({ taskId })).toMatchObject({ state: 'pending', attempts: 1, sha256: null });
 
-      server = ServerProcess.start({ ...env, PORT: String(await freePort()) });
+      server = await servers.start();
       await server.ready();
       // Within the lease (15 s) of the dead attempt, plus the download.
       await waitFor(async () => (await jobs.findOneByOrFail({ taskId })).state === 'stored', 40000, 'the download to be finished');
@@ -178,7 +157,7 @@ describe('Crash recovery of interrupted result downloads', () => {
       expect(await jobs.findOneByOrFail({ taskId })).toMatchObject({ state: 'stored', attempts: 2, sha256, contentType: 'video/mp4' });
       expect(upstream.requests.filter((r) => r.path === '/files/slow.mp4')).toHaveLength(2);
       // Nothing of the interrupted attempt is left behind under a name.
-      expect(readdirSync(join(storage, 'results', sha256.slice(0, 2)))).toEqual([`${sha256}.bin`]);
+      expect(readdirSync(join(servers.storageDir, 'results', sha256.slice(0, 2)))).toEqual([`${sha256}.bin`]);
 
       const task = (await (await fetch(`${server.url}/proxy/video/tasks/${taskId}`, { headers: user.auth })).json()) as {
         creations: { stored_url: string }[];
@@ -189,8 +168,7 @@ describe('Crash recovery of interrupted result downloads', () => {
       expect(Buffer.from(await served.arrayBuffer()).equals(video)).toBe(true);
     } finally {
       await server.stop();
-      await database.close();
-      await upstream.close();
+      await servers.close();
     }
   }, 90_000);
 });

@@ -1,6 +1,7 @@
 import { injectWriteFault, WriteFault } from './support/fault-injection';
 import { FakeUpstream } from './support/fake-upstream';
 import { TestApp, TestUser } from './support/test-app';
+import { videoAppForSuite } from './support/video-app';
 
 const ROUTE = '/proxy/video/reference2video';
 
@@ -12,20 +13,8 @@ const ROUTE = '/proxy/video/reference2video';
 describe('Idempotency-Key when a step after the upstream’s acceptance fails', () => {
   let upstream: FakeUpstream;
   let t: TestApp;
-
-  beforeAll(async () => {
-    upstream = await FakeUpstream.start();
-    t = await TestApp.start({
-      VIDEO_UPSTREAM_URL: upstream.url,
-      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
-      VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
-    });
-  });
+  videoAppForSuite({}, (video) => ({ upstream, testApp: t } = video));
   beforeEach(() => upstream.reset());
-  afterAll(async () => {
-    await t.close();
-    await upstream.close();
-  });
 
   const create = (user: TestUser, key: string) =>
     t.http.post(ROUTE).set(user.auth).set('Idempotency-Key', key).send({ prompt: 'a lighthouse', duration: 2 });

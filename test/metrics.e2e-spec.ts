@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpenAPIObject } from '@nestjs/swagger';
-import { MAX_DELIVERY_ATTEMPTS } from '../src/video-proxy/callbacks/callback-delivery.worker';
-import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
 import { CreditsService } from '../src/users/credits.service';
 import { UserEntity } from '../src/users/entities/user.entity';
 import { reviewed, uploadArchive } from './support/archive-uploads';
@@ -12,7 +10,8 @@ import { FakeUpstream } from './support/fake-upstream';
 import { freshPostgresDatabase } from './support/postgres';
 import { exportedNames, metricNamesIn, parseSamples, Sample, valueOf } from './support/prometheus-text';
 import { addVersions, createPublisherWithNode } from './support/registry-fixtures';
-import { TestApp, TestUser } from './support/test-app';
+import { TestApp } from './support/test-app';
+import { queueDeliveryOneAttemptShortOfCap, videoAppForSuite } from './support/video-app';
 import { makeZip } from './support/zip';
 
 const TOKEN = 'metrics-e2e-token-0123456789';
@@ -38,35 +37,26 @@ describe('GET /metrics (issue 37)', () => {
   let upstream: FakeUpstream;
   let receiver: CallbackReceiver;
   let t: TestApp;
-  let scrape: () => Promise<{ text: string; samples: Sample[] }>;
-
-  beforeAll(async () => {
-    upstream = await FakeUpstream.start();
-    receiver = await CallbackReceiver.start();
-    t = await TestApp.start({
+  videoAppForSuite(
+    {
       METRICS_TOKEN: TOKEN,
       ...(database ? { DATABASE_URL: database.url } : {}),
-      VIDEO_UPSTREAM_URL: upstream.url,
-      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
       VIDEO_UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
-      VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
       CALLBACK_ALLOW_PRIVATE: 'true',
       // A failed callback waits ten minutes for its retry: it stays pending while the suite runs.
       CALLBACK_RETRY_BASE_MS: '600000',
-    });
-    scrape = async () => {
-      const res = await t.http.get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
-      // The text format 0.0.4 (Express puts the charset it sets first).
-      expect(res.headers['content-type']).toMatch(/^text\/plain;(?=.*\bversion=0\.0\.4\b)(?=.*\bcharset=utf-8\b)/);
-      return { text: res.text, samples: parseSamples(res.text) };
-    };
-  });
-  afterAll(async () => {
-    await t?.close();
-    await upstream?.close();
-    await receiver?.close();
-    database?.drop();
-  });
+    },
+    (video) => ({ upstream, receiver, testApp: t } = video),
+  );
+  // After the app is closed (hooks run in the order they are declared).
+  afterAll(() => database?.drop());
+
+  const scrape = async (): Promise<{ text: string; samples: Sample[] }> => {
+    const res = await t.http.get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
+    // The text format 0.0.4 (Express puts the charset it sets first).
+    expect(res.headers['content-type']).toMatch(/^text\/plain;(?=.*\bversion=0\.0\.4\b)(?=.*\bcharset=utf-8\b)/);
+    return { text: res.text, samples: parseSamples(res.text) };
+  };
 
   it('answers 401 without the token, with a wrong one and with a user’s token', async () => {
     const user = await t.createUser();
@@ -115,8 +105,7 @@ describe('GET /metrics (issue 37)', () => {
       const other = (await create().expect(200)).body.task_id as string;
       upstream.taskStatus.set(failing, { state: 'failed', err_code: 'ContentRejected' });
       expect((await t.http.get(`/proxy/video/tasks/${failing}`).set(user.auth).expect(200)).body.state).toBe('failed');
-      // A delivery one attempt short of the cap (as after an hour of failures): its next failure gives it up.
-      await abandonedSoon(user, other);
+      await queueDeliveryOneAttemptShortOfCap(t.dataSource, { taskId: other, userId: user.id, url: receiver.url });
       await eventually(async () => {
         const now = (await scrape()).samples;
         const counted = (name: string) => now.filter((s) => s.name === name).reduce((sum, s) => sum + s.value, 0);
@@ -129,22 +118,6 @@ describe('GET /metrics (issue 37)', () => {
 
       ({ text, samples } = await scrape());
     });
-
-    async function abandonedSoon(user: TestUser, taskId: string): Promise<void> {
-      const now = new Date();
-      await t.dataSource.getRepository(CallbackDeliveryEntity).insert({
-        taskId,
-        userId: user.id,
-        url: receiver.url,
-        body: JSON.stringify({ task_id: taskId, state: 'queueing' }),
-        attempts: MAX_DELIVERY_ATTEMPTS - 1,
-        nextAttemptAt: now,
-        deliveredAt: null,
-        abandonedAt: null,
-        lastError: null,
-        createdAt: now,
-      });
-    }
 
     it('counts requests by method, route template (never the raw path) and status class', () => {
       expect(requests('GET', '/nodes/:nodeId', '2xx')).toBe(2);

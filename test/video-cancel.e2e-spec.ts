@@ -1,12 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
 import { CallbackReceiver } from './support/callback-receiver';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser } from './support/test-app';
-
-const CALLBACK_PATH = '/proxy/video/callbacks/upstream';
+import { CLIENT_CALLBACK_ENV, createVideoTask, postUpstreamCallback, videoAppForSuite } from './support/video-app';
 
 interface LedgerEntry {
   kind: string;
@@ -19,31 +16,12 @@ describe('Cancelling a video task (api-rules §4.4)', () => {
   let upstream: FakeUpstream;
   let receiver: CallbackReceiver;
   let t: TestApp;
-
-  beforeAll(async () => {
-    upstream = await FakeUpstream.start();
-    receiver = await CallbackReceiver.start();
-    t = await TestApp.start({
-      VIDEO_UPSTREAM_URL: upstream.url,
-      VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
-      VIDEO_UPSTREAM_TIMEOUT_MS: '1000',
-      VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
-      PUBLIC_BASE_URL: 'https://registry.example.com',
-      CALLBACK_ALLOW_PRIVATE: 'true',
-      CALLBACK_RETRY_BASE_MS: '100',
-    });
-  });
+  videoAppForSuite({ ...CLIENT_CALLBACK_ENV, VIDEO_UPSTREAM_TIMEOUT_MS: '1000' }, (video) => ({ upstream, receiver, testApp: t } = video));
   beforeEach(() => upstream.reset());
-  afterAll(async () => {
-    await t.close();
-    await upstream.close();
-    await receiver.close();
-  });
 
   /** A task of 10 credits (the fake's charge) created by `user`, in `state` at the upstream. */
   async function createTask(user: TestUser, state = 'queueing', body: object = {}): Promise<string> {
-    const res = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2, ...body }).expect(200);
-    const taskId = res.body.task_id as string;
+    const taskId = await createVideoTask(t, user, body);
     upstream.taskStatus.set(taskId, { state });
     return taskId;
   }
@@ -52,8 +30,7 @@ describe('Cancelling a video task (api-rules §4.4)', () => {
   const balanceOf = async (user: TestUser) => (await t.http.get('/users/me').set(user.auth)).body.credits as number;
   const ledgerOf = async (user: TestUser) => (await t.http.get('/users/me/ledger').set(user.auth).expect(200)).body.entries as LedgerEntry[];
   const stateOf = async (user: TestUser, taskId: string) => (await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200)).body.state as string;
-  const upstreamCallback = (body: object) =>
-    t.http.post(CALLBACK_PATH).set(signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID())).send(body);
+  const upstreamCallback = (body: object) => postUpstreamCallback(t, upstream.apiKey, body);
 
   /** Nothing moved: the task keeps `state`, the balance is what the create left, no refund. */
   async function expectUnchanged(user: TestUser, taskId: string, state: string): Promise<void> {

@@ -6,33 +6,15 @@ import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser } from './support/test-app';
+import { VideoApp, videoAppForSuite } from './support/video-app';
 
 const ROUTE = '/proxy/video/reference2video';
-
-/** A fake upstream and the app in front of it, with this upstream deadline. */
-async function startBehindFakeUpstream(deadlineMs: number): Promise<{ upstream: FakeUpstream; t: TestApp }> {
-  const upstream = await FakeUpstream.start();
-  const t = await TestApp.start({
-    VIDEO_UPSTREAM_URL: upstream.url,
-    VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
-    VIDEO_UPSTREAM_TIMEOUT_MS: String(deadlineMs),
-    VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
-  });
-  return { upstream, t };
-}
 
 describe('POST /proxy/video/reference2video', () => {
   let upstream: FakeUpstream;
   let t: TestApp;
-
-  beforeAll(async () => {
-    ({ upstream, t } = await startBehindFakeUpstream(1000));
-  });
+  videoAppForSuite({ VIDEO_UPSTREAM_TIMEOUT_MS: '1000' }, (video) => ({ upstream, testApp: t } = video));
   beforeEach(() => upstream.reset());
-  afterAll(async () => {
-    await t.close();
-    await upstream.close();
-  });
 
   const balanceOf = async (user: TestUser) => (await t.http.get('/users/me').set(user.auth).expect(200)).body.credits as number;
   const ledgerOf = async (user: TestUser) =>
@@ -344,15 +326,8 @@ describe('POST /proxy/video/reference2video', () => {
 describe('Upstream replies that break off or overflow', () => {
   let upstream: FakeUpstream;
   let t: TestApp;
-
-  beforeAll(async () => {
-    // A deadline that a 64 MiB reply cannot hit on a busy machine, so it fails by its size alone.
-    ({ upstream, t } = await startBehindFakeUpstream(30_000));
-  });
-  afterAll(async () => {
-    await t.close();
-    await upstream.close();
-  });
+  // A deadline that a 64 MiB reply cannot hit on a busy machine, so it fails by its size alone.
+  videoAppForSuite({ VIDEO_UPSTREAM_TIMEOUT_MS: '30000' }, (video) => ({ upstream, testApp: t } = video));
 
   const task = { task_id: 'broken-off', state: 'created', credits: 5 };
 
@@ -389,7 +364,8 @@ describe('Large bodies on the video route', () => {
   // An app of its own (one app per process at a time: passport's strategy registry is global), with an
   // upstream deadline long enough to move 35 MB each way on a busy machine.
   it('accepts seven 5 MB images (a 35 MB body), however the path is spelled', async () => {
-    const { upstream, t } = await startBehindFakeUpstream(30_000);
+    const video = await VideoApp.start({ VIDEO_UPSTREAM_TIMEOUT_MS: '30000' });
+    const { testApp: t, upstream } = video;
     try {
       const user = await t.createUser({ credits: 100 });
       const image = `data:image/png;base64,${Buffer.alloc(3_750_000, 7).toString('base64')}`;
@@ -399,8 +375,7 @@ describe('Large bodies on the video route', () => {
       expect((upstream.requests[0].body as { images: string[] }).images[6]).toHaveLength(image.length);
       await t.http.post(ROUTE.toUpperCase()).set(user.auth).send({ duration: 1, images: images.slice(0, 1) }).expect(200);
     } finally {
-      await t.close();
-      await upstream.close();
+      await video.close();
     }
   });
 });

@@ -1,16 +1,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { VideoResultEntity } from '../src/video-proxy/entities/video-result.entity';
 import { ResultDownloadWorker } from '../src/video-proxy/results/result-download.worker';
 import { ResultLinks } from '../src/video-proxy/results/result-links';
 import { FakeUpstream, ServedFile } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser } from './support/test-app';
-
-const CALLBACK_PATH = '/proxy/video/callbacks/upstream';
-const BASE = 'https://registry.example.com';
+import { CLIENT_CALLBACK_ENV, createVideoTask, postUpstreamCallback, PUBLIC_BASE_URL, VideoApp, videoAppForSuite } from './support/video-app';
 
 /** An ISO base media (mp4) file: an `ftyp` box, then filler. */
 const mp4 = (size: number) => Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom', 'latin1'), randomBytes(size - 12)]);
@@ -25,23 +22,11 @@ interface Creation {
   stored_cover_url?: string;
 }
 
-function appEnv(upstream: FakeUpstream, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    VIDEO_UPSTREAM_URL: upstream.url,
-    VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
-    VIDEO_UPSTREAM_TIMEOUT_MS: '2000',
-    VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
-    PUBLIC_BASE_URL: BASE,
-    // The fake upstream's files are on loopback.
-    CALLBACK_ALLOW_PRIVATE: 'true',
-    CALLBACK_RETRY_BASE_MS: '100',
-    ...extra,
-  };
-}
+const APP_ENV = { ...CLIENT_CALLBACK_ENV, VIDEO_UPSTREAM_TIMEOUT_MS: '2000' };
 
 /** The path and query of one of this service's links, for supertest. */
 const pathOf = (link: string | undefined) => {
-  expect(link?.startsWith(`${BASE}/proxy/video/results/`)).toBe(true);
+  expect(link?.startsWith(`${PUBLIC_BASE_URL}/proxy/video/results/`)).toBe(true);
   const url = new URL(link ?? '');
   return `${url.pathname}${url.search}`;
 };
@@ -49,23 +34,11 @@ const pathOf = (link: string | undefined) => {
 describe('Video results kept (api-rules §4.4)', () => {
   let upstream: FakeUpstream;
   let t: TestApp;
-
-  beforeAll(async () => {
-    upstream = await FakeUpstream.start();
-    t = await TestApp.start(appEnv(upstream));
-  });
+  videoAppForSuite(APP_ENV, (video) => ({ upstream, testApp: t } = video));
   beforeEach(() => upstream.reset());
-  afterAll(async () => {
-    await t.close();
-    await upstream.close();
-  });
 
-  const upstreamCallback = (body: object) =>
-    t.http.post(CALLBACK_PATH).set(signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID())).send(body);
-
-  async function createTask(user: TestUser): Promise<string> {
-    return (await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200)).body.task_id as string;
-  }
+  const upstreamCallback = (body: object) => postUpstreamCallback(t, upstream.apiKey, body);
+  const createTask = (user: TestUser) => createVideoTask(t, user);
 
   /** A creation whose video and cover the fake's CDN serves. */
   function creation(video: Buffer, cover: Buffer, options: { failFirst?: number } = {}) {
@@ -151,7 +124,7 @@ describe('Video results kept (api-rules §4.4)', () => {
     await t.http.get(bare).set(other.auth).expect(403);
     await t.http.get(`${bare}?expires=${link.searchParams.get('expires')}&signature=forged`).expect(403);
     await t.http.get(`${bare}?expires=${Number(link.searchParams.get('expires')) + 1}&signature=${link.searchParams.get('signature')}`).expect(403);
-    const expired = await t.app.get(ResultLinks).sign(sha256(video), BASE, Date.now() - 700_000_000);
+    const expired = await t.app.get(ResultLinks).sign(sha256(video), PUBLIC_BASE_URL, Date.now() - 700_000_000);
     expect((await t.http.get(pathOf(expired)).expect(403)).body.message).toBe('result link has expired');
 
     const byOwner = await t.http.get(bare).set(owner.auth).expect(200);
@@ -197,22 +170,21 @@ describe('Video results kept (api-rules §4.4)', () => {
 describe('Video results that cannot be kept', () => {
   /** Runs an app with `env`, a task whose one creation (no cover) links to `data`; the job as it ends. */
   async function keptWith(env: Record<string, string>, data: Buffer, served: Omit<ServedFile, 'data'> = {}): Promise<{ job: VideoResultEntity; fetched: number }> {
-    const upstream = await FakeUpstream.start();
-    const t = await TestApp.start(appEnv(upstream, env));
+    const video = await VideoApp.start({ ...APP_ENV, ...env });
+    const { testApp: t, upstream } = video;
     try {
       const user = await t.createUser({ credits: 100 });
-      const { body } = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200);
+      const taskId = await createVideoTask(t, user);
       const url = upstream.serveFile('file.mp4', data, served);
-      upstream.taskStatus.set(body.task_id as string, { state: 'success', creations: [{ id: 'p', url, cover_url: '' }] });
-      await t.http.get(`/proxy/video/tasks/${body.task_id}`).set(user.auth).expect(200);
+      upstream.taskStatus.set(taskId, { state: 'success', creations: [{ id: 'p', url, cover_url: '' }] });
+      await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
       const jobs = t.dataSource.getRepository(VideoResultEntity);
-      for (let i = 0; i < 100 && (await jobs.findOneByOrFail({ taskId: body.task_id })).state === 'pending'; i++) {
+      for (let i = 0; i < 100 && (await jobs.findOneByOrFail({ taskId })).state === 'pending'; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      return { job: await jobs.findOneByOrFail({ taskId: body.task_id }), fetched: upstream.requests.filter((r) => r.path.startsWith('/files/')).length };
+      return { job: await jobs.findOneByOrFail({ taskId }), fetched: upstream.requests.filter((r) => r.path.startsWith('/files/')).length };
     } finally {
-      await t.close();
-      await upstream.close();
+      await video.close();
     }
   }
 

@@ -4,34 +4,24 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { CallbackReceiver } from './support/callback-receiver';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser } from './support/test-app';
+import {
+  CLIENT_CALLBACK_ENV,
+  createVideoTask,
+  postUpstreamCallback,
+  signedAsUpstream,
+  UPSTREAM_CALLBACK_PATH,
+  upstreamEnv,
+  VideoApp,
+  videoAppForSuite,
+} from './support/video-app';
 
-const CALLBACK_PATH = '/proxy/video/callbacks/upstream';
-
-function appEnv(upstream: FakeUpstream, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    VIDEO_UPSTREAM_URL: upstream.url,
-    VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
-    VIDEO_UPSTREAM_TIMEOUT_MS: '2000',
-    VIDEO_DEFAULT_MODEL: 'videoq2-turbo',
-    PUBLIC_BASE_URL: 'https://registry.example.com',
-    CALLBACK_ALLOW_PRIVATE: 'true',
-    CALLBACK_RETRY_BASE_MS: '100',
-    ...extra,
-  };
-}
-
-/** Sends an upstream callback the way the upstream signs it (or with `tamper` applied to the headers). */
-function upstreamCallback(t: TestApp, key: string, body: object, tamper: (h: Record<string, string>) => Record<string, string> = (h) => h) {
-  const headers = signHeaders(key, 'AK-test', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID());
-  return t.http.post(CALLBACK_PATH).set(tamper(headers)).send(body);
-}
+const APP_ENV = { ...CLIENT_CALLBACK_ENV, VIDEO_UPSTREAM_TIMEOUT_MS: '2000' };
 
 function verifySignature(secret: string, rawBody: string, header: unknown): boolean {
   return header === `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
@@ -41,29 +31,16 @@ describe('Video task lifecycle', () => {
   let upstream: FakeUpstream;
   let receiver: CallbackReceiver;
   let t: TestApp;
-
-  beforeAll(async () => {
-    upstream = await FakeUpstream.start();
-    receiver = await CallbackReceiver.start();
-    t = await TestApp.start(appEnv(upstream));
-  });
+  videoAppForSuite(APP_ENV, (video) => ({ upstream, receiver, testApp: t } = video));
   beforeEach(() => upstream.reset());
-  afterAll(async () => {
-    await t.close();
-    await upstream.close();
-    await receiver.close();
-  });
 
-  async function createTask(user: TestUser, body: object = {}): Promise<string> {
-    const res = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2, ...body }).expect(200);
-    return res.body.task_id as string;
-  }
+  const createTask = (user: TestUser, body: object = {}) => createVideoTask(t, user, body);
   const balanceOf = async (user: TestUser) => (await t.http.get('/users/me').set(user.auth)).body.credits as number;
 
   it('hands the upstream this service’s callback endpoint, never the client’s', async () => {
     const user = await t.createUser({ credits: 100 });
     await createTask(user, { callback_url: 'https://client.example.com/hook' });
-    expect((upstream.requests[0].body as { callback_url: string }).callback_url).toBe(`https://registry.example.com${CALLBACK_PATH}`);
+    expect((upstream.requests[0].body as { callback_url: string }).callback_url).toBe(`https://registry.example.com${UPSTREAM_CALLBACK_PATH}`);
   });
 
   it('polling refreshes a running task from the upstream until it succeeds, then stops asking', async () => {
@@ -122,13 +99,14 @@ describe('Video task lifecycle', () => {
   describe('upstream callbacks', () => {
     it.each([
       ['unsigned', () => ({})],
-      ['signed with another key', (h: Record<string, string>) => signHeaders('wrong-key', h['X-HMAC-ACCESS-KEY'], { method: 'POST', path: CALLBACK_PATH, query: {} }, h['x-request-nonce'])],
+      ['signed with another key', (h: Record<string, string>) => signedAsUpstream('wrong-key', { nonce: h['x-request-nonce'] })],
       ['tampered (nonce swapped)', (h: Record<string, string>) => ({ ...h, 'x-request-nonce': 'other' })],
-      ['stale', (h: Record<string, string>) => signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, h['x-request-nonce'], new Date(Date.now() - 10 * 60 * 1000))],
+      ['stale', (h: Record<string, string>) => signedAsUpstream(upstream.apiKey, { nonce: h['x-request-nonce'], date: new Date(Date.now() - 10 * 60 * 1000) })],
     ])('refuses a callback that is %s with 401 and changes nothing', async (_case, tamper) => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user, { callback_url: receiver.url });
-      const res = await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'X' }, tamper).expect(401);
+      const signed = tamper(signedAsUpstream(upstream.apiKey));
+      const res = await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'X' }, signed).expect(401);
       expect(res.body.message).toContain('upstream callback refused');
       upstream.taskStatus.set(taskId, { state: 'created' });
       expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth)).body.state).toBe('created');
@@ -139,16 +117,16 @@ describe('Video task lifecycle', () => {
     it('refuses a replayed callback', async () => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user);
-      const headers = signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID());
-      await t.http.post(CALLBACK_PATH).set(headers).send({ id: taskId, state: 'queueing' }).expect(204);
-      await t.http.post(CALLBACK_PATH).set(headers).send({ id: taskId, state: 'processing' }).expect(401);
+      const headers = signedAsUpstream(upstream.apiKey);
+      await t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'queueing' }).expect(204);
+      await t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'processing' }).expect(401);
     });
 
     it('applies a signed callback and delivers a signed client callback the receiver can verify', async () => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user, { callback_url: receiver.url, prompt: 'harbour at dawn' });
       const creations = [{ id: 'c9', url: 'https://cdn.example.com/9.mp4', cover_url: 'https://cdn.example.com/9.jpg' }];
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', credits: 10, creations }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', credits: 10, creations }).expect(204);
 
       const delivery = await receiver.waitForTask(taskId);
       const { secret } = (await t.http.get('/users/me/webhook-secret').set(user.auth).expect(200)).body;
@@ -161,9 +139,9 @@ describe('Video task lifecycle', () => {
     it('never moves a terminal task: late and repeated callbacks change nothing', async () => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user, { callback_url: receiver.url });
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', creations: [] }).expect(204);
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing' }).expect(204);
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'late' }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', creations: [] }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing' }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'late' }).expect(204);
       expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth)).body.state).toBe('success');
       expect(await t.dataSource.getRepository(CallbackDeliveryEntity).countBy({ taskId })).toBe(1);
       expect(await balanceOf(user)).toBe(90);
@@ -173,8 +151,8 @@ describe('Video task lifecycle', () => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user);
       expect(await balanceOf(user)).toBe(90);
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'ModerationFailed' }).expect(204);
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'ModerationFailed' }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'ModerationFailed' }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'ModerationFailed' }).expect(204);
       upstream.taskStatus.set(taskId, { state: 'failed', err_code: 'ModerationFailed' });
       const task = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
       expect(task.body).toMatchObject({ state: 'failed', err_code: 'ModerationFailed' });
@@ -189,7 +167,7 @@ describe('Video task lifecycle', () => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user);
       const replies = await Promise.all(
-        Array.from({ length: 8 }, () => upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'E' })),
+        Array.from({ length: 8 }, () => postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'E' })),
       );
       expect(replies.map((r) => r.status)).toEqual(Array(8).fill(204));
       expect(await balanceOf(user)).toBe(100);
@@ -208,9 +186,9 @@ describe('Video task lifecycle', () => {
     it('accepts a nonce once even when its deliveries race', async () => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user);
-      const headers = signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: CALLBACK_PATH, query: {} }, randomUUID());
+      const headers = signedAsUpstream(upstream.apiKey);
       const replies = await Promise.all(
-        Array.from({ length: 6 }, () => t.http.post(CALLBACK_PATH).set(headers).send({ id: taskId, state: 'queueing' })),
+        Array.from({ length: 6 }, () => t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'queueing' })),
       );
       expect(replies.map((r) => r.status).sort()).toEqual([204, 401, 401, 401, 401, 401]);
     });
@@ -218,12 +196,12 @@ describe('Video task lifecycle', () => {
     it('accepts callbacks larger than 1 MB (the upstream echoes payload and images)', async () => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user);
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing', payload: 'p'.repeat(2_000_000) }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing', payload: 'p'.repeat(2_000_000) }).expect(204);
       expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth)).body.state).toBe('processing');
     });
 
     it('rejects a signed callback whose body is not a task status', async () => {
-      await upstreamCallback(t, upstream.apiKey, { state: 'nonsense' }).expect(400);
+      await postUpstreamCallback(t, upstream.apiKey, { state: 'nonsense' }).expect(400);
     });
   });
 
@@ -239,9 +217,9 @@ describe('Video task lifecycle', () => {
       const user = await t.createUser({ credits: 100 });
       const taskId = await createTask(user, { callback_url: own.url });
       own.failNext.push(500, 503);
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'queueing' }).expect(204);
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing' }).expect(204);
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', creations: [] }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'queueing' }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing' }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', creations: [] }).expect(204);
       const delivered = await own.waitFor(3);
       expect(delivered.map((d) => d.body.state)).toEqual(['queueing', 'processing', 'success']);
       expect(own.attempts).toBe(5);
@@ -257,7 +235,7 @@ describe('Video task lifecycle', () => {
       const user = await t.createUser({ credits: 1000 });
       const taskIds = [];
       for (let i = 0; i < 30; i++) taskIds.push(await createTask(user, { callback_url: own.url }));
-      const replies = await Promise.all(taskIds.map((id) => upstreamCallback(t, upstream.apiKey, { id, state: 'success', creations: [] })));
+      const replies = await Promise.all(taskIds.map((id) => postUpstreamCallback(t, upstream.apiKey, { id, state: 'success', creations: [] })));
       expect(replies.every((r) => r.status === 204)).toBe(true);
       const delivered = await own.waitFor(30, 30000);
       expect(new Set(delivered.map((d) => d.body.task_id))).toEqual(new Set(taskIds));
@@ -273,7 +251,7 @@ describe('Video task lifecycle', () => {
       expect(rotated).not.toBe(first);
 
       const taskId = await createTask(user, { callback_url: own.url });
-      await upstreamCallback(t, upstream.apiKey, { id: taskId, state: 'queueing' }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'queueing' }).expect(204);
       const [delivery] = await own.waitFor(1);
       expect(verifySignature(rotated, delivery.rawBody, delivery.headers['x-signature'])).toBe(true);
       expect(verifySignature(first, delivery.rawBody, delivery.headers['x-signature'])).toBe(false);
@@ -286,13 +264,13 @@ describe('Client callbacks across a restart', () => {
     const dir = mkdtempSync(join(tmpdir(), 'registry-restart-'));
     const upstream = await FakeUpstream.start();
     const receiver = await CallbackReceiver.start();
-    const env = appEnv(upstream, { DATABASE_URL: process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'restart.db')}` });
+    const env = { ...upstreamEnv(upstream), ...APP_ENV, DATABASE_URL: process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'restart.db')}` };
     try {
       receiver.status = 503; // down while the first process runs
       const first = await TestApp.start(env);
       const user = await first.createUser({ credits: 100 });
       const { body } = await first.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2, callback_url: receiver.url }).expect(200);
-      await upstreamCallback(first, upstream.apiKey, { id: body.task_id, state: 'success', creations: [] }).expect(204);
+      await postUpstreamCallback(first, upstream.apiKey, { id: body.task_id, state: 'success', creations: [] }).expect(204);
       await new Promise((resolve) => setTimeout(resolve, 300));
       await first.close();
       expect(receiver.received).toHaveLength(0);
@@ -315,8 +293,8 @@ describe('Client callbacks across a restart', () => {
 
 describe('Client callback addresses', () => {
   it('refuses loopback and private callback URLs unless CALLBACK_ALLOW_PRIVATE=true', async () => {
-    const upstream = await FakeUpstream.start();
-    const t = await TestApp.start(appEnv(upstream, { CALLBACK_ALLOW_PRIVATE: 'false' }));
+    const video = await VideoApp.start({ ...APP_ENV, CALLBACK_ALLOW_PRIVATE: 'false' });
+    const { testApp: t, upstream } = video;
     try {
       const user = await t.createUser({ credits: 100 });
       for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.0.0.7/hook', 'http://[::1]/hook', 'http://0x100000000/h']) {
@@ -328,7 +306,7 @@ describe('Client callback addresses', () => {
       // A stored callback address that turns out to be private is refused at delivery time, for good.
       const { body } = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200);
       await t.dataSource.getRepository(VideoTaskEntity).update({ taskId: body.task_id }, { callbackUrl: 'http://localhost:9/hook' });
-      await upstreamCallback(t, upstream.apiKey, { id: body.task_id, state: 'queueing' }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: body.task_id, state: 'queueing' }).expect(204);
       const deliveries = t.dataSource.getRepository(CallbackDeliveryEntity);
       for (let i = 0; i < 100 && !(await deliveries.findOneByOrFail({ taskId: body.task_id })).abandonedAt; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -336,8 +314,7 @@ describe('Client callback addresses', () => {
       const refused = await deliveries.findOneByOrFail({ taskId: body.task_id });
       expect(refused).toMatchObject({ attempts: 1, deliveredAt: null, lastError: expect.stringContaining('loopback or private') });
     } finally {
-      await t.close();
-      await upstream.close();
+      await video.close();
     }
   });
 });
