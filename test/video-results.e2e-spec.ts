@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { VideoResultEntity } from '../src/video-proxy/entities/video-result.entity';
 import { ResultDownloadWorker } from '../src/video-proxy/results/result-download.worker';
 import { ResultLinks } from '../src/video-proxy/results/result-links';
+import { holdCommits } from './support/commit-gate';
 import { FakeUpstream, ServedFile } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
 import { TestApp, TestUser } from './support/test-app';
@@ -149,6 +150,73 @@ describe('Video results kept (api-rules §4.4)', () => {
     const [after] = (await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200)).body.creations as Creation[];
     expect(after.store_state).toBe('deleted');
     expect(after).not.toHaveProperty('stored_url');
+  });
+
+  describe('the retention sweep meeting other writers of the same bytes (PostgreSQL: SQLite runs one writer at a time)', () => {
+    const onPostgres = process.env.TEST_DATABASE_URL ? it : it.skip;
+    const pastRetention = (taskId: string) =>
+      t.dataSource.getRepository(VideoResultEntity).update({ taskId }, { storedAt: new Date(Date.now() - 31 * 86_400_000) });
+    /** A task whose one creation is `video` and `cover`, kept, then past its retention; its creation. */
+    async function expiredCreation(user: TestUser, video: Buffer, cover: Buffer): Promise<Creation> {
+      const taskId = await createTask(user);
+      upstream.taskStatus.set(taskId, { state: 'success', creations: [creation(video, cover)] });
+      const [kept] = await settledCreations(user, taskId);
+      await pastRetention(taskId);
+      return kept;
+    }
+    const fileOf = (data: Buffer) => join(t.storageDir, 'results', sha256(data).slice(0, 2), `${sha256(data)}.bin`);
+
+    onPostgres('never deletes bytes a download of the same bytes is marking stored', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const [video, cover] = [mp4(10_000), jpeg(1_000)];
+      const expired = await expiredCreation(user, video, cover);
+      const freshTask = await createTask(user);
+      const gate = await holdCommits(t.dataSource, 'video_results', `NEW."task_id" = '${freshTask}' AND NEW."state" = 'stored'`);
+      let sweep: Promise<number> | undefined;
+      try {
+        upstream.taskStatus.set(freshTask, { state: 'success', creations: [creation(video, cover)] });
+        await t.http.get(`/proxy/video/tasks/${freshTask}`).set(user.auth).expect(200);
+        await gate.reached();
+        // The sweep comes while the download's "stored" waits at its commit.
+        sweep = t.app.get(ResultDownloadWorker).sweepRetention();
+        await Promise.race([sweep, new Promise((resolve) => setTimeout(resolve, 500))]);
+      } finally {
+        await gate.release();
+      }
+      await sweep;
+      const [fresh] = await settledCreations(user, freshTask);
+      expect(fresh.store_state).toBe('stored');
+      expect(Buffer.compare((await t.http.get(pathOf(fresh.stored_url)).expect(200)).body as Buffer, video)).toBe(0);
+      expect(existsSync(fileOf(video))).toBe(true);
+      // Its link names the same bytes, kept for the fresh task: it still serves them; its own record is deleted.
+      const expiredRows = await t.dataSource.getRepository(VideoResultEntity).findBy({ creationId: expired.id });
+      expect(expiredRows.map((row) => row.state)).toEqual(['deleted', 'deleted']);
+    });
+
+    onPostgres('deletes the file when two sweeps delete its last two holders at once', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const [video, cover] = [mp4(10_000), jpeg(1_000)];
+      await expiredCreation(user, video, cover);
+      await expiredCreation(user, video, cover);
+      const holders = await t.dataSource.getRepository(VideoResultEntity).findBy({ sha256: sha256(video) });
+      expect(holders.map((holder) => holder.state)).toEqual(['stored', 'stored']);
+      const [first, second] = holders;
+      const worker = t.app.get(ResultDownloadWorker);
+      const gate = await holdCommits(t.dataSource, 'video_results', `NEW."id" = '${first.id}' AND NEW."state" = 'deleted'`);
+      let firstSweep: Promise<boolean> | undefined;
+      let secondSweep: Promise<boolean> | undefined;
+      try {
+        // Each sweep sees the other holder still stored until the first one's deletion commits.
+        firstSweep = worker.deleteExpired(first);
+        await gate.reached();
+        secondSweep = worker.deleteExpired(second);
+        await Promise.race([secondSweep, new Promise((resolve) => setTimeout(resolve, 500))]);
+      } finally {
+        await gate.release();
+      }
+      expect(await Promise.all([firstSweep, secondSweep])).toEqual([true, true]);
+      expect(existsSync(fileOf(video))).toBe(false);
+    });
   });
 
   it('records a file as failed once the upstream’s links have expired', async () => {

@@ -357,4 +357,22 @@ describe('The whole loop with the built-in sandbox', () => {
       await receiver.close();
     }
   });
+
+  it('keeps the sandbox’s results without CALLBACK_ALLOW_PRIVATE: their loopback address is its own, not a client’s', async () => {
+    const t = await TestApp.start({ VIDEO_UPSTREAM_URL: '', VIDEO_UPSTREAM_API_KEY: '', CALLBACK_ALLOW_PRIVATE: 'false' });
+    try {
+      const user = await t.createUser({ credits: 100 });
+      const { body } = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ model: 'videoq2-turbo', duration: 2 }).expect(200);
+      let creation: { store_state?: string; stored_url?: string } | undefined;
+      for (let i = 0; i < 300 && creation?.store_state !== 'stored'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        [creation] = (await t.http.get(`/proxy/video/tasks/${body.task_id}`).set(user.auth).expect(200)).body.creations ?? [];
+      }
+      expect(creation?.store_state).toBe('stored');
+      const stored = new URL(creation?.stored_url ?? 'http://missing');
+      expect((await t.http.get(`${stored.pathname}${stored.search}`).expect(200)).headers['content-type']).toBe('video/mp4');
+    } finally {
+      await t.close();
+    }
+  });
 });

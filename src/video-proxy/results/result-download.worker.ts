@@ -5,6 +5,8 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { retryDelayMs } from '../callbacks/callback-delivery.worker';
 import { getStream, RefusedAddressError } from '../callbacks/callback-http';
 import { videoConfig, VideoConfig } from '../video.config';
+import { VideoResultEntity } from '../entities/video-result.entity';
+import { UpstreamTarget } from '../upstream/upstream-target';
 import { SNIFF_BYTES, sniffMediaType } from './media-type';
 import { RESULT_STORAGE } from './result-storage';
 import { DueResult, ResultOutcome, VideoResultsRepository } from './video-results.repository';
@@ -48,6 +50,7 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
     private readonly tx: TransactionRunner,
     @Inject(RESULT_STORAGE) private readonly storage: ArchiveStorage,
     @Inject(videoConfig.KEY) private readonly config: VideoConfig,
+    private readonly upstream: UpstreamTarget,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -96,18 +99,28 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
     if (days === 0) return 0;
     let deleted = 0;
     for (const file of await this.results.storedBefore(new Date(now - days * 86_400_000), RETENTION_BATCH)) {
-      const sha256 = file.sha256 ?? '';
-      // Marked first: a reader then answers 410 rather than find a row whose file is gone. The same
-      // bytes may be another task's result, kept for longer: the file goes with the last row holding it.
-      const lastHolder = await this.tx.run(
-        async (manager) =>
-          (await this.results.markDeleted(manager, file.id)) &&
-          !(await this.results.withSha256(sha256, manager)).some((other) => other.state === 'stored'),
-      );
-      if (lastHolder) await this.storage.delete(sha256);
-      deleted += 1;
+      if (await this.deleteExpired(file)) deleted += 1;
     }
     return deleted;
+  }
+
+  /**
+   * Marks one result past its retention deleted (a reader then answers 410)
+   * and deletes its file unless another row still holds the same bytes. All
+   * under the lock on the rows holding those bytes, which a download marking
+   * the same bytes stored takes too (see keep), and with the file deleted
+   * before the lock is let go: two sweeps cannot each leave the file to the
+   * other, nor a sweep delete a file a download has just counted on. False
+   * when another sweep deleted it first.
+   */
+  async deleteExpired(file: Pick<VideoResultEntity, 'id' | 'sha256'>): Promise<boolean> {
+    const sha256 = file.sha256 ?? '';
+    return this.tx.run(async (manager) => {
+      const holders = await this.results.lockHoldersOf(manager, sha256, this.tx.lockForUpdate());
+      if (!(await this.results.markDeleted(manager, file.id))) return false;
+      if (!holders.some((other) => other.id !== file.id && other.state === 'stored')) await this.storage.delete(sha256);
+      return true;
+    });
   }
 
   private async attempt(job: DueResult): Promise<void> {
@@ -127,8 +140,7 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
     }, RESULT_LEASE_MS / 3);
     try {
       const stored = await this.fetchAndStore(job.sourceUrl);
-      const contentType = sniffMediaType(await this.head(stored.sha256));
-      await this.finish(leased, { state: 'stored', sha256: stored.sha256, contentType, storedAt: new Date(), lastError: null });
+      await this.keep(leased, stored.sha256, sniffMediaType(await this.head(stored.sha256)));
     } catch (error) {
       await this.failed(job, leased, error);
     } finally {
@@ -156,6 +168,20 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
     await this.finish(leased, { nextAttemptAt, lastError: reason });
   }
 
+  /**
+   * Marks a fetched file stored, under the lock the retention sweep takes on
+   * the rows holding the same bytes (see deleteExpired): once it has it, the
+   * file is there for good or was deleted by a sweep, which this attempt
+   * then reports as its failure (retried).
+   */
+  private async keep(leased: Pick<DueResult, 'id' | 'attempts'>, sha256: string, contentType: string): Promise<void> {
+    await this.tx.run(async (manager) => {
+      await this.results.lockHoldersOf(manager, sha256, this.tx.lockForUpdate());
+      if (!(await this.storage.stat(sha256))) throw new Error('the file was deleted by the retention sweep as it was being kept');
+      await this.results.updateIfCurrent(manager, leased, { state: 'stored', sha256, contentType, storedAt: new Date(), lastError: null });
+    });
+  }
+
   private finish(job: Pick<DueResult, 'id' | 'attempts'>, outcome: ResultOutcome): Promise<boolean> {
     return this.tx.run((manager) => this.results.updateIfCurrent(manager, job, outcome));
   }
@@ -167,7 +193,7 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
     if (!URL.canParse(url)) throw new UnfollowableLinkError(`the link is not a URL: ${url.slice(0, 200)}`);
     try {
       response = await getStream(url, {
-        allowPrivate: this.config.CALLBACK_ALLOW_PRIVATE === 'true',
+        allowPrivate: this.config.CALLBACK_ALLOW_PRIVATE === 'true' || this.upstream.isSandboxUrl(url),
         idleTimeoutMs: IDLE_TIMEOUT_MS,
         signal: this.shutdown.signal,
       });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, LessThan, LessThanOrEqual } from 'typeorm';
+import { DataSource, EntityManager, FindManyOptions, In, LessThan, LessThanOrEqual } from 'typeorm';
 import { VideoResultEntity } from '../entities/video-result.entity';
 
 /** A job as the worker picks it up. */
@@ -46,6 +46,11 @@ export class VideoResultsRepository {
 
   withSha256(sha256: string, manager: EntityManager = this.dataSource.manager): Promise<VideoResultEntity[]> {
     return manager.find(VideoResultEntity, { where: { sha256 } });
+  }
+
+  /** The rows holding a file, locked with `lock` for the rest of the caller's transaction (in id order: two lockers cannot deadlock). */
+  lockHoldersOf(manager: EntityManager, sha256: string, lock: Pick<FindManyOptions, 'lock'>): Promise<VideoResultEntity[]> {
+    return manager.find(VideoResultEntity, { where: { sha256 }, order: { id: 'ASC' }, ...lock });
   }
 
   storedBefore(cutoff: Date, limit: number): Promise<VideoResultEntity[]> {

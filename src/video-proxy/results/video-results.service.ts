@@ -120,7 +120,7 @@ export class VideoResultsService {
       const representation = { contentType: stored.contentType ?? 'application/octet-stream', cacheControl };
       return { sha256, size, representation, read: (range) => this.storage.read(sha256, range) };
     }
-    // Stored rows whose file is gone lost a race with the retention sweep: deleted all the same.
+    // A stored row whose file is gone: a retention sweep deleted the file, then failed to commit. Past retention all the same.
     if (stored || files.some((file) => file.state === 'deleted')) {
       throw new GoneException('this result was deleted after its retention period');
     }

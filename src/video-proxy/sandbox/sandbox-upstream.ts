@@ -64,7 +64,7 @@ export class SandboxUpstream {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // The creations' links, public as a CDN's (kept only with CALLBACK_ALLOW_PRIVATE=true: they are on loopback).
+    // The creations' links, public as a CDN's (kept by this service: see UpstreamTarget.isSandboxUrl).
     const file = /^\/files\/[^/]+\.(mp4|jpg)$/.exec(req.url ?? '');
     if (req.method === 'GET' && file) {
       res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(SAMPLE_FILES[file[1] as 'mp4' | 'jpg']);

@@ -42,6 +42,15 @@ export class UpstreamTarget implements OnModuleInit, OnModuleDestroy {
     return this.current().apiKey;
   }
 
+  /**
+   * Whether `url` is on the built-in sandbox's own server: its creations'
+   * files are fetched without CALLBACK_ALLOW_PRIVATE, since this service
+   * started that server on loopback itself (no client chose the address).
+   */
+  isSandboxUrl(url: string): boolean {
+    return this.sandbox !== undefined && URL.canParse(url) && new URL(url).origin === new URL(this.url).origin;
+  }
+
   private current(): { url: string; apiKey: string } {
     if (!this.target) throw new Error('the upstream target is not initialised yet');
     return this.target;
