@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { Agent } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
+import { MIB } from '../src/common/http/json-body-limits';
+import { REFUSED_BODY_DRAIN } from '../src/common/http/refused-body-drain';
 import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { expectErrorBody } from './support/error-body';
 import { FakeUpstream } from './support/fake-upstream';
-import { announceBody, sendBody } from './support/raw-http';
+import { announceBody, sendBody, sendEndlessBody } from './support/raw-http';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser } from './support/test-app';
 
@@ -128,6 +132,62 @@ describe('Request bodies: the token before the body, limits while it streams in'
     expectErrorBody((await put(Buffer.from('{}'), 'zstd')).body, 415, 'Unsupported Media Type');
     expectErrorBody((await put(Buffer.from('not gzip at all'), 'gzip')).body, 400, 'Bad Request');
     await t.http.put(path).set(f.owner.auth).send({ tags: [] }).expect(200);
+  });
+
+  describe('the rest of a refused body', () => {
+    /** What the socket buffers of both ends may hold beyond what the service read (the kernel's, on loopback). */
+    const BUFFERED = 32 * MIB;
+
+    it.each([
+      ['with a token', 413, 'Payload Too Large'],
+      ['without a token', 401, 'Unauthorized'],
+    ] as const)(
+      '%s: a client that never stops sending gets its reply, /health/ready keeps answering, and the drain stops at its cap',
+      async (_case, status, error) => {
+        let sending = true;
+        const outcome = sendEndlessBody(t, {
+          method: 'POST',
+          path: VIDEO_PATH,
+          headers: { 'Content-Type': 'application/json', ...(status === 413 ? user.auth : {}) },
+          start: '{"prompt":[',
+          repeat: '[],',
+        }).finally(() => (sending = false));
+        let probes = 0;
+        while (sending) {
+          expect((await t.http.get('/health/ready')).status).toBe(200);
+          probes += 1;
+          await sleep(50);
+        }
+        const { reply, replyMs, closedAfterReplyMs, bodyBytesSent } = await outcome;
+        expect(reply.status).toBe(status);
+        expectErrorBody(JSON.parse(reply.body) as Record<string, unknown>, status, error);
+        expect(reply.body).toContain(status === 413 ? 'request body has an array of more than 100 elements' : 'missing bearer token');
+        expect(replyMs).toBeLessThan(GENEROUS_MS);
+        expect(probes).toBeGreaterThan(0);
+        // Closed at a cap: by the byte cap (what the client got to send is at most that, and what the sockets buffer),
+        // else by the time cap; and read at the bounded rate, so not before the byte cap's bytes take at that rate.
+        expect(bodyBytesSent).toBeLessThan(REFUSED_BODY_DRAIN.maxBytes + BUFFERED);
+        expect(closedAfterReplyMs).toBeLessThan(REFUSED_BODY_DRAIN.maxMs + GENEROUS_MS);
+        expect(closedAfterReplyMs).toBeGreaterThan((REFUSED_BODY_DRAIN.maxBytes / REFUSED_BODY_DRAIN.bytesPerSecond) * 1000 * 0.9);
+      },
+    );
+
+    it('a body whose Content-Length is over the limit is 413 at once; sent whole, its connection serves the next request', async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const body = Buffer.alloc(49 * MIB, ' ');
+        const headers = { ...user.auth, 'Content-Type': 'application/json' };
+        const refused = await sendBody(t, 'POST', VIDEO_PATH, headers, body, { agent, untilSent: true });
+        expect(refused.status).toBe(413);
+        expectErrorBody(refused.body, 413, 'Payload Too Large');
+        expect(refused.body.message).toBe('request body is larger than 48 MiB');
+        const next = await sendBody(t, 'GET', '/health/ready', {}, Buffer.alloc(0), { agent });
+        expect(next.status).toBe(200);
+        expect(next.reusedSocket).toBe(true);
+      } finally {
+        agent.destroy();
+      }
+    });
   });
 
   it('still accepts a legitimate 40 MiB create (seven data-URI images and a 1 MiB payload), plain or compressed', async () => {

@@ -44,10 +44,8 @@ export class ArchivesService {
     try {
       return this.counted(await this.storage.save(req, maxBytes));
     } catch (error) {
-      // Node reads and discards a body nobody read, but not one read in part: the refused rest is
-      // drained here (bounded by REQUEST_TIMEOUT_MS), so the client gets the error reply rather
-      // than a reset connection, and the connection stays usable.
-      if (!req.complete) req.resume();
+      // The refused rest is left unread: once the reply has gone out, it is drained at a bounded
+      // rate (src/common/http/refused-body-drain.ts), so the client gets the reply, not a reset.
       throw this.refusal(error, req);
     }
   }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { TestApp } from './test-app';
 
@@ -33,6 +33,15 @@ export interface BodyReply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Record<string, unknown>;
+  /** Whether the request went on a connection an earlier request of the same agent used. */
+  reusedSocket: boolean;
+}
+
+export interface SendOptions {
+  /** The connection's agent (e.g. a keep-alive one, to send the next request on the same connection). */
+  agent?: Agent;
+  /** Resolve only once the body is sent whole too, not as soon as the reply is in. */
+  untilSent?: boolean;
 }
 
 /**
@@ -40,21 +49,36 @@ export interface BodyReply {
  * parses the JSON reply. Supertest is not used for these: it takes seconds
  * to send a 16 MB buffer, and it cannot send a compressed body as it is.
  */
-export async function sendBody(t: TestApp, method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<BodyReply> {
+export async function sendBody(
+  t: TestApp,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  { agent, untilSent = false }: SendOptions = {},
+): Promise<BodyReply> {
   const port = await portOf(t);
   return new Promise<BodyReply>((resolve, reject) => {
     let reply: BodyReply | undefined;
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { 'Content-Length': String(body.length), ...headers } }, (res) => {
+    let sent = false;
+    const settle = () => reply && (sent || !untilSent) && resolve(reply);
+    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: { 'Content-Length': String(body.length), ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        reply = { status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-        resolve(reply);
+        const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+        reply = { status: res.statusCode ?? 0, headers: res.headers, body: parsed, reusedSocket: req.reusedSocket };
+        settle();
       });
     });
-    // The server may answer before all of the body is sent: a write that fails after the reply does not change it.
-    req.on('error', (error) => (reply ? undefined : reject(error)));
+    req.on('finish', () => {
+      sent = true;
+      settle();
+    });
+    // The server may answer before all of the body is sent: a write that fails after the reply does not change it
+    // (unless the body was to be sent whole).
+    req.on('error', (error) => (reply && !untilSent ? undefined : reject(error)));
     req.end(body);
   });
 }
@@ -95,5 +119,90 @@ export async function announceBody(t: TestApp, announced: AnnouncedRequest): Pro
       reject(new Error(`no reply while the announced body was not sent (got ${JSON.stringify(received)})`));
     });
     socket.on('error', reject);
+  });
+}
+
+export interface EndlessBodyRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The body's first bytes. */
+  start: string;
+  /** Sent again and again after `start`, for as long as the connection takes it. */
+  repeat: string;
+}
+
+export interface EndlessBodyOutcome {
+  reply: RawReply;
+  /** From the first byte sent to the reply's last byte. */
+  replyMs: number;
+  /** From the reply's last byte to the server closing the connection. */
+  closedAfterReplyMs: number;
+  /** Bytes of body the connection took before the server closed it. */
+  bodyBytesSent: number;
+}
+
+/** Parses one complete reply (status line, headers, a body of its Content-Length) from the start of `received`. */
+function parseReply(received: Buffer): RawReply | undefined {
+  const end = received.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const [statusLine, ...headerLines] = received.subarray(0, end).toString('latin1').split('\r\n');
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+  const body = received.subarray(end + 4);
+  if (body.length < Number(headers['content-length'] ?? 0)) return undefined;
+  return { status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8') };
+}
+
+/**
+ * A client that keeps sending a body the server has already refused: a
+ * chunked body that never ends, written as fast as the connection takes it,
+ * before and after the reply, until the server closes the connection. Rejects
+ * if no reply came by then, or if the connection is still open after `giveUpMs`.
+ */
+export async function sendEndlessBody(t: TestApp, sent: EndlessBodyRequest, giveUpMs = 60_000): Promise<EndlessBodyOutcome> {
+  const port = await portOf(t);
+  const socket = connect(port, '127.0.0.1');
+  const head = Object.entries({ Host: 'localhost', 'Transfer-Encoding': 'chunked', ...sent.headers });
+  socket.write(`${sent.method} ${sent.path} HTTP/1.1\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`);
+  const chunkOf = (data: string) => Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`);
+  const repeated = sent.repeat.repeat(Math.ceil(65_536 / sent.repeat.length));
+  const chunk = chunkOf(repeated);
+  const started = Date.now();
+  let bodyBytesSent = 0;
+  let received = Buffer.alloc(0);
+  let reply: RawReply | undefined;
+  let repliedAt = 0;
+  const send = (frame: Buffer, bodyBytes: number): boolean => {
+    bodyBytesSent += bodyBytes;
+    return socket.write(frame);
+  };
+  // Until the socket's buffer is full; 'drain' calls it again.
+  const pump = () => {
+    let more = true;
+    while (more && !socket.destroyed) more = send(chunk, Buffer.byteLength(repeated));
+  };
+  socket.on('drain', pump);
+  send(chunkOf(sent.start), Buffer.byteLength(sent.start));
+  pump();
+  return new Promise<EndlessBodyOutcome>((resolve, reject) => {
+    const giveUp = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the connection was still open after ${giveUpMs} ms (reply: ${reply?.status ?? 'none'})`));
+    }, giveUpMs);
+    socket.on('data', (data: Buffer) => {
+      received = Buffer.concat([received, data]);
+      if (reply) return;
+      reply = parseReply(received);
+      if (reply) repliedAt = Date.now();
+    });
+    // Writing into a connection the server closed fails: what counts is the reply, which came first.
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(giveUp);
+      if (!reply) return reject(new Error(`the connection closed without a reply (got ${JSON.stringify(received.toString('latin1').slice(0, 200))})`));
+      resolve({ reply, replyMs: repliedAt - started, closedAfterReplyMs: Date.now() - repliedAt, bodyBytesSent });
+    });
   });
 }

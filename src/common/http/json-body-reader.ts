@@ -22,7 +22,8 @@ const DECODERS: Record<string, (() => Transform) | undefined> = {
   br: createBrotliDecompress,
 };
 
-function hasBody(req: IncomingMessage): boolean {
+/** Whether the request announces a body (chunked, or a Content-Length other than 0). */
+export function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
@@ -51,17 +52,15 @@ function decoderFor(req: IncomingMessage): Transform | undefined {
 }
 
 /**
- * Stops reading a refused body. Node reads and discards a body nobody read,
- * but not one read in part: the rest is drained here (bounded by the
- * server's request timeout), so the client gets the error reply rather than
- * a reset connection, and the connection stays usable.
+ * Stops reading a refused body, leaving the rest unread: once the error
+ * reply has gone out, drainRefusedBodies (refused-body-drain.ts) reads it at
+ * a bounded rate, so the client gets the reply rather than a reset.
  */
 function stopReading(req: IncomingMessage, decoder: Transform | undefined): void {
   if (decoder) {
     req.unpipe(decoder);
     decoder.destroy();
   }
-  if (!req.complete) req.resume();
 }
 
 function toHttpException(error: unknown, req: IncomingMessage): unknown {

@@ -1,0 +1,143 @@
+import { once } from 'node:events';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo, connect, Socket } from 'node:net';
+import { MIB } from './json-body-limits';
+import { drainRefusedBodies, RefusedBodyDrainLimits, SharedRate } from './refused-body-drain';
+
+const LIMITS: RefusedBodyDrainLimits = { bytesPerSecond: 4 * MIB, maxBytes: 1 * MIB, maxMs: 800 };
+/** What the service may read besides the drain: the headers, and a chunk or two buffered before the reply. */
+const BEFORE_REPLY = 256 * 1024;
+
+describe('SharedRate', () => {
+  it('lets reads run ahead of the rate by 50 ms, then says how long to wait, for every reader together', () => {
+    const rate = new SharedRate(1000);
+    expect(rate.book(40, 0)).toBe(0);
+    expect(rate.book(20, 0)).toBe(60);
+    // Another reader books after the first: its wait includes the first's.
+    expect(rate.book(100, 10)).toBe(150);
+    // Time spent idle is not saved up beyond the slack.
+    expect(rate.book(40, 10_000)).toBe(0);
+    expect(rate.book(40, 10_000)).toBe(80);
+  });
+});
+
+/** Resolves at the first of `events` (events.once would reject on the resets these tests provoke). */
+const firstOf = (socket: Socket, events: string[]) => new Promise<void>((resolve) => events.forEach((event) => socket.once(event, () => resolve())));
+
+interface Exchange {
+  status: number;
+  replyMs: number;
+  /** From the reply to the connection's close (by the server), if it closed. */
+  closedAfterReplyMs?: number;
+  /** Replies on the connection: 2 when the request sent after the body was answered too. */
+  replies: number;
+  /** What the server read of the connection, in all. */
+  serverBytesRead: number;
+}
+
+describe('drainRefusedBodies', () => {
+  let server: Server;
+  let port: number;
+  /** The server's end of the connection that carried the latest POST. */
+  let postedOn: Socket;
+
+  beforeAll(async () => {
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const refuse = (status: number) => {
+        res.statusCode = status;
+        res.end('{}');
+      };
+      if (req.method === 'POST') postedOn = req.socket;
+      if (req.url === '/read-some') {
+        // As the body reader does: read some of the body, stop, refuse.
+        req.once('data', () => {
+          req.pause();
+          refuse(413);
+        });
+      } else if (req.url === '/refuse') {
+        // As a guard does: refuse before reading.
+        refuse(401);
+      } else {
+        refuse(200);
+      }
+    });
+    drainRefusedBodies(server, LIMITS);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  /**
+   * POSTs `bodyBytes` (fast, or 1 KiB every 20 ms when `slow`) announced by their Content-Length, then
+   * `GET /next` on the same connection; ends when that is answered, when the server closes the
+   * connection, or after `waitMs`.
+   */
+  async function exchange(path: string, bodyBytes: number, { slow = false, waitMs = 5000 } = {}): Promise<Exchange> {
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    const started = Date.now();
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: ${bodyBytes}\r\n\r\n`);
+    let received = '';
+    let replyAt = 0;
+    let closedAt: number | undefined;
+    const replies = () => received.match(/HTTP\/1\.1 /g)?.length ?? 0;
+    socket.on('data', (data: Buffer) => {
+      received += data.toString('latin1');
+      replyAt ||= Date.now();
+      if (replies() === 2) socket.emit('answered');
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => (closedAt = Date.now()));
+    const chunk = Buffer.alloc(slow ? 1024 : 64 * 1024, 'a');
+    for (let sent = 0; sent < bodyBytes && closedAt === undefined; sent += chunk.length) {
+      const piece = chunk.subarray(0, Math.min(chunk.length, bodyBytes - sent));
+      if (!socket.write(piece)) await firstOf(socket, ['drain', 'close']);
+      if (slow) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    if (closedAt === undefined) {
+      socket.write('GET /next HTTP/1.1\r\nHost: x\r\n\r\n');
+      await Promise.race([firstOf(socket, ['close', 'answered']), new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
+    }
+    const closedByServerAt = closedAt;
+    socket.destroy();
+    const serverSocket = postedOn;
+    if (!serverSocket.destroyed) await once(serverSocket, 'close');
+    return {
+      status: Number(received.split(' ')[1]),
+      replyMs: replyAt - started,
+      closedAfterReplyMs: closedByServerAt === undefined ? undefined : closedByServerAt - replyAt,
+      replies: replies(),
+      serverBytesRead: serverSocket.bytesRead,
+    };
+  }
+
+  it.each(['/refuse', '/read-some'])('%s: past its byte cap, a body has its connection closed, read at the bounded rate', async (path) => {
+    const sent = await exchange(path, 16 * MIB);
+    expect(sent.status).toBe(path === '/refuse' ? 401 : 413);
+    expect(sent.replies).toBe(1);
+    expect(sent.serverBytesRead).toBeLessThan(LIMITS.maxBytes + BEFORE_REPLY);
+    // 1 MiB at 4 MiB/s: at least 250 ms, less the 50 ms read ahead; closed by the byte cap, before the time cap.
+    expect(sent.closedAfterReplyMs).toBeGreaterThanOrEqual(190);
+    expect(sent.closedAfterReplyMs).toBeLessThan(LIMITS.maxMs);
+  });
+
+  it('a body that ends within the caps leaves its connection usable', async () => {
+    const sent = await exchange('/refuse', LIMITS.maxBytes / 2);
+    expect(sent.status).toBe(401);
+    expect(sent.replies).toBe(2);
+    expect(sent.closedAfterReplyMs).toBeUndefined();
+  });
+
+  it('a body still arriving at the time cap has its connection closed then', async () => {
+    const sent = await exchange('/refuse', LIMITS.maxBytes / 2, { slow: true });
+    expect(sent.status).toBe(401);
+    expect(sent.replies).toBe(1);
+    expect(sent.closedAfterReplyMs).toBeGreaterThanOrEqual(LIMITS.maxMs - 20);
+    expect(sent.closedAfterReplyMs).toBeLessThan(LIMITS.maxMs + 3000);
+  });
+});
