@@ -2,24 +2,11 @@ import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
 import { MIB } from './json-body-limits';
-import { drainRefusedBodies, RefusedBodyDrainLimits, SharedRate } from './refused-body-drain';
+import { drainRefusedBodies, RefusedBodyDrainLimits } from './refused-body-drain';
 
 const LIMITS: RefusedBodyDrainLimits = { bytesPerSecond: 4 * MIB, maxBytes: 1 * MIB, maxMs: 800 };
 /** What the service may read besides the drain: the headers, and a chunk or two buffered before the reply. */
 const BEFORE_REPLY = 256 * 1024;
-
-describe('SharedRate', () => {
-  it('lets reads run ahead of the rate by 50 ms, then says how long to wait, for every reader together', () => {
-    const rate = new SharedRate(1000);
-    expect(rate.book(40, 0)).toBe(0);
-    expect(rate.book(20, 0)).toBe(60);
-    // Another reader books after the first: its wait includes the first's.
-    expect(rate.book(100, 10)).toBe(150);
-    // Time spent idle is not saved up beyond the slack.
-    expect(rate.book(40, 10_000)).toBe(0);
-    expect(rate.book(40, 10_000)).toBe(80);
-  });
-});
 
 /** Resolves at the first of `events` (events.once would reject on the resets these tests provoke). */
 const firstOf = (socket: Socket, events: string[]) => new Promise<void>((resolve) => events.forEach((event) => socket.once(event, () => resolve())));

@@ -1,5 +1,5 @@
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { SharedRate } from '../pacing/shared-rate';
 import { MIB } from './json-body-limits';
 import { hasBody } from './json-body-reader';
 
@@ -17,26 +17,6 @@ export interface RefusedBodyDrainLimits {
 }
 
 export const REFUSED_BODY_DRAIN: RefusedBodyDrainLimits = { bytesPerSecond: 32 * MIB, maxBytes: 64 * MIB, maxMs: 10_000 };
-
-/** Read ahead of the shared rate this long before a connection is paused, so a drain is not a timer per chunk. */
-const SLACK_MS = 50;
-
-/**
- * One timeline for every drain: each chunk read books its time at the shared
- * rate, and a connection that is too far ahead waits until its booking is due.
- */
-export class SharedRate {
-  private freeAt = 0;
-
-  constructor(private readonly bytesPerSecond: number) {}
-
-  /** Books `bytes` just read; the ms to wait before reading on (0: read on). */
-  book(bytes: number, now = performance.now()): number {
-    this.freeAt = Math.max(this.freeAt, now) + (bytes * 1000) / this.bytesPerSecond;
-    const ahead = this.freeAt - now;
-    return ahead > SLACK_MS ? ahead : 0;
-  }
-}
 
 /**
  * Reads and discards the rest of `req`'s body at the shared rate. A body that
