@@ -83,9 +83,10 @@ export async function readJsonBody(req: IncomingMessage, limits: JsonBodyLimits)
   if (!hasBody(req)) return undefined;
   assertJson(req);
   const decoder = decoderFor(req);
-  const tooLarge = new JsonLimitExceededError(`request body is larger than ${describeBytes(limits.maxBytes)}`);
+  // A message, not an Error: most bodies never cross the limit, and an Error would capture a stack on every request.
+  const tooLarge = `request body is larger than ${describeBytes(limits.maxBytes)}`;
   if (!decoder && Number(req.headers['content-length'] ?? 0) > limits.maxBytes) {
-    throw new PayloadTooLargeException(tooLarge.message);
+    throw new PayloadTooLargeException(tooLarge);
   }
   let source: Readable = req;
   if (decoder) {
@@ -100,7 +101,7 @@ export async function readJsonBody(req: IncomingMessage, limits: JsonBodyLimits)
     // Not destroyed when refused: for an HTTP request, that would reset the connection before the error reply goes out.
     for await (const chunk of source.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > limits.maxBytes) throw tooLarge;
+      if (size > limits.maxBytes) throw new JsonLimitExceededError(tooLarge);
       limiter.write(chunk);
       chunks.push(chunk);
     }
