@@ -186,8 +186,11 @@ describe('Video results kept (api-rules §4.4)', () => {
       await sweep;
       const [fresh] = await settledCreations(user, freshTask);
       expect(fresh.store_state).toBe('stored');
+      // Both files: the sweep meets whichever of the two downloads holds its lock first.
       expect(Buffer.compare((await t.http.get(pathOf(fresh.stored_url)).expect(200)).body as Buffer, video)).toBe(0);
+      expect(Buffer.compare((await t.http.get(pathOf(fresh.stored_cover_url)).expect(200)).body as Buffer, cover)).toBe(0);
       expect(existsSync(fileOf(video))).toBe(true);
+      expect(existsSync(fileOf(cover))).toBe(true);
       // Its link names the same bytes, kept for the fresh task: it still serves them; its own record is deleted.
       const expiredRows = await t.dataSource.getRepository(VideoResultEntity).findBy({ creationId: expired.id });
       expect(expiredRows.map((row) => row.state)).toEqual(['deleted', 'deleted']);
@@ -266,6 +269,11 @@ describe('Video results that cannot be kept', () => {
     const { job, fetched } = await keptWith({ CALLBACK_ALLOW_PRIVATE: 'true' }, mp4(1_000), { redirectTo: 'https://elsewhere.example/file.mp4' });
     expect(job).toMatchObject({ state: 'failed', attempts: 1, sha256: null, lastError: expect.stringContaining('HTTP 302 (a redirect') });
     expect(fetched).toBe(1);
+  });
+
+  it('stops a file that grows past VIDEO_RESULT_MAX_BYTES as it comes (no length declared), for good, leaving nothing stored', async () => {
+    const { job } = await keptWith({ VIDEO_RESULT_MAX_BYTES: '1000' }, mp4(3_000), { undeclaredLength: true, chunkBytes: 600, chunkDelayMs: 100 });
+    expect(job).toMatchObject({ state: 'failed', attempts: 1, sha256: null, lastError: 'the file is larger than VIDEO_RESULT_MAX_BYTES (1000)' });
   });
 
   it('refuses a file over VIDEO_RESULT_MAX_BYTES for good, leaving nothing stored', async () => {

@@ -13,8 +13,11 @@ export interface RecordedRequest {
 /** A file the fake's CDN serves at `/files/{name}` (the creations' `url` and `cover_url`). */
 export interface ServedFile {
   data: Buffer;
-  /** Sent in 64 KiB chunks this far apart (a slow download, to interrupt). */
+  /** Sent in chunks (of chunkBytes, else 64 KiB) this far apart (a slow download, to interrupt). */
   chunkDelayMs?: number;
+  chunkBytes?: number;
+  /** Sent chunked, without a Content-Length (the size is known only once it has all come). */
+  undeclaredLength?: boolean;
   /** Served once this many times before answering 503 (a flaky CDN); decremented per request. */
   failFirst?: number;
   /** Answered with a redirect to this address instead. */
@@ -176,8 +179,8 @@ export class FakeUpstream {
       return;
     }
     // What the CDN claims is irrelevant: the proxy sniffs the bytes.
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(file.data.length) });
-    const chunk = 64 * 1024;
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', ...(file.undeclaredLength ? {} : { 'Content-Length': String(file.data.length) }) });
+    const chunk = file.chunkBytes ?? 64 * 1024;
     for (let offset = 0; offset < file.data.length && !res.destroyed; offset += chunk) {
       if (file.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, file.chunkDelayMs));
       if (!res.write(file.data.subarray(offset, offset + chunk))) await drainedOrClosed(res);

@@ -125,7 +125,9 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
   async deleteExpired(file: Pick<VideoResultEntity, 'id' | 'sha256'>): Promise<boolean> {
     const sha256 = file.sha256 ?? '';
     return this.tx.run(async (manager) => {
-      const holders = await this.results.lockHoldersOf(manager, sha256, this.tx.lockForUpdate());
+      await this.results.lockHoldersOf(manager, sha256, this.tx.lockForUpdate());
+      // Read once locked: a download's row may have become a holder while this waited.
+      const holders = await this.results.withSha256(sha256, manager);
       if (!(await this.results.markDeleted(manager, file.id))) return false;
       if (!holders.some((other) => other.id !== file.id && other.state === 'stored')) await this.storage.delete(sha256);
       return true;
@@ -199,6 +201,7 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
   private async fetchAndStore(url: string): Promise<StoredArchive> {
     const maxBytes = this.config.VIDEO_RESULT_MAX_BYTES;
     let response: IncomingMessage | undefined;
+    let paced: Readable | undefined;
     if (!URL.canParse(url)) throw new UnfollowableLinkError(`the link is not a URL: ${url.slice(0, 200)}`);
     try {
       response = await getStream(url, {
@@ -212,7 +215,8 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
       if (status !== 200) throw new Error(`the upstream answered HTTP ${status}`);
       const declared = response.headers['content-length'];
       if (declared !== undefined && Number(declared) > maxBytes) throw new ArchiveTooLargeError(maxBytes);
-      const stored = await this.storage.save(Readable.from(this.downloadRate.pace(response), { objectMode: false }), maxBytes);
+      paced = Readable.from(this.downloadRate.pace(response), { objectMode: false });
+      const stored = await this.storage.save(paced, maxBytes);
       // A connection closed early ends the body without an error when no length was promised to check.
       if (declared !== undefined && Number(declared) !== stored.size) {
         await this.storage.delete(stored.sha256);
@@ -220,6 +224,8 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
       }
       return stored;
     } finally {
+      // The paced stream first: the save stopped listening to it, so an error it raised from the response's end would go unheard.
+      paced?.destroy();
       response?.destroy();
     }
   }

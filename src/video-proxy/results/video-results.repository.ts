@@ -48,9 +48,13 @@ export class VideoResultsRepository {
     return manager.find(VideoResultEntity, { where: { sha256 } });
   }
 
-  /** The rows holding a file, locked with `lock` for the rest of the caller's transaction (in id order: two lockers cannot deadlock). */
-  lockHoldersOf(manager: EntityManager, sha256: string, lock: Pick<FindManyOptions, 'lock'>): Promise<VideoResultEntity[]> {
-    return manager.find(VideoResultEntity, { where: { sha256 }, order: { id: 'ASC' }, ...lock });
+  /**
+   * Locks the rows holding a file with `lock` for the rest of the caller's transaction (in id order: two lockers
+   * cannot deadlock). Nothing is returned: on PostgreSQL a locking read shows the rows as they were before it waited
+   * for the lock, so a decision reads them again.
+   */
+  async lockHoldersOf(manager: EntityManager, sha256: string, lock: Pick<FindManyOptions, 'lock'>): Promise<void> {
+    await manager.find(VideoResultEntity, { select: { id: true }, where: { sha256 }, order: { id: 'ASC' }, ...lock });
   }
 
   storedBefore(cutoff: Date, limit: number): Promise<VideoResultEntity[]> {
