@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import { Duplex } from 'node:stream';
 import { rawErrorReply } from '../errors/http-error.filter';
+import { isDrainingRefusedBody } from './refused-body-drain';
 import { requestIdOf } from './request-id';
 
 /** The status and message for an error Node's HTTP parser (or its request timer) raised. */
@@ -35,7 +36,8 @@ export function answerClientErrorsInErrorShape(server: Server): void {
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
     // A reply may only go out if nothing of one was written yet and it cannot be mistaken for the
     // answer to an earlier, complete (pipelined) request on the same connection.
-    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent || inFlight?.req.complete) {
+    // Nor after a request that had its reply and whose refused body is being drained (its time ran out meanwhile).
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent || inFlight?.req.complete || isDrainingRefusedBody(socket)) {
       socket.destroy();
       return;
     }

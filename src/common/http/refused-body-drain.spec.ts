@@ -1,6 +1,7 @@
 import { once } from 'node:events';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
+import { answerClientErrorsInErrorShape } from './client-errors';
 import { MIB } from './json-body-limits';
 import { drainRefusedBodies, RefusedBodyDrainLimits } from './refused-body-drain';
 
@@ -126,5 +127,52 @@ describe('drainRefusedBodies', () => {
     expect(sent.replies).toBe(1);
     expect(sent.closedAfterReplyMs).toBeGreaterThanOrEqual(LIMITS.maxMs - 20);
     expect(sent.closedAfterReplyMs).toBeLessThan(LIMITS.maxMs + 3000);
+  });
+});
+
+describe('drainRefusedBodies on a connection that carries on', () => {
+  /** A server whose POST /refuse answers 401 unread and whose other routes answer after 500 ms; what one connection receives. */
+  async function conversation(serverOptions: ServerOptions, limits: RefusedBodyDrainLimits, send: (socket: Socket) => void | Promise<void>): Promise<string> {
+    const server = createServer(serverOptions, (req, res) => {
+      if (req.url === '/refuse') return void res.writeHead(401, { 'Content-Length': '0' }).end();
+      setTimeout(() => res.writeHead(200, { 'Content-Length': '2' }).end('ok'), 500);
+    });
+    answerClientErrorsInErrorShape(server);
+    drainRefusedBodies(server, limits);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
+    socket.on('error', () => undefined);
+    try {
+      await once(socket, 'connect');
+      await send(socket);
+      await Promise.race([once(socket, 'close'), new Promise((resolve) => setTimeout(resolve, 2500))]);
+      return received;
+    } finally {
+      socket.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
+  }
+
+  it('never closes it once the body has all arrived: the next request on it is answered, past the time cap too', async () => {
+    // 8 KiB at 8 KiB/s books a second of the rate; the time cap is 200 ms; the next request takes 500 ms.
+    const received = await conversation({}, { bytesPerSecond: 8 * 1024, maxBytes: MIB, maxMs: 200 }, (socket) => {
+      socket.write(`POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 8192\r\n\r\n${'a'.repeat(8192)}GET /next HTTP/1.1\r\nHost: x\r\n\r\n`);
+    });
+    expect(received.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 401', 'HTTP/1.1 200']);
+  });
+
+  it('writes nothing more once the reply has gone out when the request timeout ends a drain (no second, 408 reply)', async () => {
+    const received = await conversation({ requestTimeout: 300, connectionsCheckingInterval: 50 }, { bytesPerSecond: MIB, maxBytes: MIB, maxMs: 5000 }, async (socket) => {
+      socket.write('POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n');
+      for (let i = 0; i < 20 && !socket.destroyed; i++) {
+        socket.write(Buffer.alloc(1024, 'a'));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    });
+    expect(received.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 401']);
   });
 });

@@ -1,4 +1,6 @@
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { Duplex } from 'node:stream';
 import { SharedRate } from '../pacing/shared-rate';
 import { MIB } from './json-body-limits';
 import { hasBody } from './json-body-reader';
@@ -12,26 +14,40 @@ export interface RefusedBodyDrainLimits {
   bytesPerSecond: number;
   /** Of one body, after its reply: past this the connection is closed. */
   maxBytes: number;
-  /** After the reply: a body not complete by then has its connection closed. */
+  /** After the reply: a body not complete by then has its connection closed (the service passes REQUEST_TIMEOUT_MS). */
   maxMs: number;
 }
 
-export const REFUSED_BODY_DRAIN: RefusedBodyDrainLimits = { bytesPerSecond: 32 * MIB, maxBytes: 64 * MIB, maxMs: 10_000 };
+export const REFUSED_BODY_DRAIN: RefusedBodyDrainLimits = { bytesPerSecond: 32 * MIB, maxBytes: 64 * MIB, maxMs: 60_000 };
+
+/** Connections whose request has had its reply and whose body is being drained (see answerClientErrorsInErrorShape). */
+const draining = new WeakSet<Socket>();
+
+/** Whether `socket`'s request was answered and the rest of its body is being drained: nothing more may be written to it. */
+export function isDrainingRefusedBody(socket: Duplex): boolean {
+  return draining.has(socket as Socket);
+}
 
 /**
  * Reads and discards the rest of `req`'s body at the shared rate. A body that
  * ends within the caps leaves its connection usable, as a client sending whole
- * bodies expects; one past a cap has its connection closed. The client is then
- * still sending this same body, so no next request can be lost, and it has had
- * its reply since the drain began.
+ * bodies expects; one past a cap, still arriving, has its connection closed:
+ * the client is then still sending this same body, so no next request can be
+ * lost, and it has had its reply since the drain began. Once the body has all
+ * arrived (the rest is in memory, and the next request may already be in
+ * flight on the connection) it is read on at once and never closed.
  */
 function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: SharedRate): void {
+  const socket = req.socket;
   let read = 0;
   let paused: NodeJS.Timeout | undefined;
-  const close = () => req.socket.destroy();
+  const close = () => {
+    if (!req.complete) socket.destroy();
+  };
   const deadline = setTimeout(close, limits.maxMs).unref();
   const onData = (chunk: Buffer) => {
     read += chunk.length;
+    if (req.complete) return;
     if (read > limits.maxBytes) return close();
     const wait = rate.book(chunk.length);
     if (wait > 0 && !paused) {
@@ -43,12 +59,15 @@ function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: S
     }
   };
   const stop = () => {
+    draining.delete(socket);
     clearTimeout(deadline);
     clearTimeout(paused);
     req.off('data', onData);
   };
+  draining.add(socket);
   req.once('end', stop);
-  req.once('close', stop);
+  // Once the reply has finished, Node no longer reports an abort on the request: the socket's close is what tells.
+  socket.once('close', stop);
   req.on('data', onData);
   req.resume();
 }

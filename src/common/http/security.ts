@@ -4,7 +4,7 @@ import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppConfig } from '../../config/config.module';
 import { answerClientErrorsInErrorShape } from './client-errors';
-import { drainRefusedBodies } from './refused-body-drain';
+import { drainRefusedBodies, REFUSED_BODY_DRAIN } from './refused-body-drain';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -88,5 +88,5 @@ export function applySecurity(app: INestApplication, config: AppConfig): void {
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
   answerClientErrorsInErrorShape(server);
-  drainRefusedBodies(server);
+  drainRefusedBodies(server, { ...REFUSED_BODY_DRAIN, maxMs: config.REQUEST_TIMEOUT_MS });
 }
