@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { EntityManager } from 'typeorm';
 import { ArchiveStorage, ArchiveTooLargeError, StoredArchive } from '../../archives/archive-storage';
 import { SharedRate } from '../../common/pacing/shared-rate';
 import { TransactionRunner } from '../../database/transaction-runner';
@@ -126,12 +127,17 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
     const sha256 = file.sha256 ?? '';
     return this.tx.run(async (manager) => {
       await this.results.lockHoldersOf(manager, sha256, this.tx.lockForUpdate());
-      // Read once locked: a download's row may have become a holder while this waited.
-      const holders = await this.results.withSha256(sha256, manager);
       if (!(await this.results.markDeleted(manager, file.id))) return false;
-      if (!holders.some((other) => other.id !== file.id && other.state === 'stored')) await this.storage.delete(sha256);
+      await this.deleteUnlessHeld(manager, sha256);
       return true;
     });
+  }
+
+  /** Deletes a file no stored row holds, inside a transaction that has locked the rows holding it (lockHoldersOf). */
+  private async deleteUnlessHeld(manager: EntityManager, sha256: string): Promise<void> {
+    // Read once locked: a download's row may have become a holder while the lock was awaited.
+    const holders = await this.results.withSha256(sha256, manager);
+    if (!holders.some((holder) => holder.state === 'stored')) await this.storage.delete(sha256);
   }
 
   private async attempt(job: DueResult): Promise<void> {
@@ -219,7 +225,11 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
       const stored = await this.storage.save(paced, maxBytes);
       // A connection closed early ends the body without an error when no length was promised to check.
       if (declared !== undefined && Number(declared) !== stored.size) {
-        await this.storage.delete(stored.sha256);
+        // The same bytes may be another result, however unlikely: deleted only if none holds them.
+        await this.tx.run(async (manager) => {
+          await this.results.lockHoldersOf(manager, stored.sha256, this.tx.lockForUpdate());
+          await this.deleteUnlessHeld(manager, stored.sha256);
+        });
         throw new Error(`the file ended after ${stored.size} of ${declared} bytes`);
       }
       return stored;
