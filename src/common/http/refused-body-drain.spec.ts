@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import { Agent, createServer, IncomingMessage, request, Server, ServerOptions, ServerResponse } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
 import { answerClientErrorsInErrorShape } from './client-errors';
 import { MIB } from './json-body-limits';
@@ -119,6 +119,28 @@ describe('drainRefusedBodies', () => {
     expect(sent.status).toBe(401);
     expect(sent.replies).toBe(2);
     expect(sent.closedAfterReplyMs).toBeUndefined();
+  });
+
+  it('leaves nothing behind on a kept-alive connection: twenty refused bodies on one add no listener to it', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ port, host: '127.0.0.1', path: '/refuse', method: 'POST', agent, headers: { 'Content-Length': 1024 } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(Buffer.alloc(1024, 'a'));
+      });
+    try {
+      expect(await post()).toBe(401);
+      const listeners = () => postedOn.eventNames().reduce((sum, name) => sum + postedOn.listenerCount(name), 0);
+      const afterOne = listeners();
+      for (let i = 0; i < 20; i++) expect(await post()).toBe(401);
+      expect(listeners()).toBe(afterOne);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('a body still arriving at the time cap has its connection closed then', async () => {

@@ -63,6 +63,9 @@ function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: S
     clearTimeout(deadline);
     clearTimeout(paused);
     req.off('data', onData);
+    req.off('end', stop);
+    // A kept-alive connection carries many requests: each drain's listener goes with it.
+    socket.off('close', stop);
   };
   draining.add(socket);
   req.once('end', stop);
