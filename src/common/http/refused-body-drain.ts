@@ -20,12 +20,19 @@ export interface RefusedBodyDrainLimits {
 
 export const REFUSED_BODY_DRAIN: RefusedBodyDrainLimits = { bytesPerSecond: 32 * MIB, maxBytes: 64 * MIB, maxMs: 60_000 };
 
-/** Connections whose request has had its reply and whose body is being drained (see answerClientErrorsInErrorShape). */
-const draining = new WeakSet<Socket>();
+/** By connection: the request whose refused body is being drained there (see answerClientErrorsInErrorShape). */
+const draining = new WeakMap<Socket, IncomingMessage>();
+/** By connection: its latest request (another may follow a drained one before the drain ends). */
+const latestRequest = new WeakMap<Socket, IncomingMessage>();
 
-/** Whether `socket`'s request was answered and the rest of its body is being drained: nothing more may be written to it. */
+/**
+ * Whether `socket`'s request was answered and the rest of its body is still
+ * arriving: nothing more may be written to it. Once that body has all
+ * arrived, an error on the connection is the next request's.
+ */
 export function isDrainingRefusedBody(socket: Duplex): boolean {
-  return draining.has(socket as Socket);
+  const req = draining.get(socket as Socket);
+  return req !== undefined && !req.complete;
 }
 
 /**
@@ -37,7 +44,7 @@ export function isDrainingRefusedBody(socket: Duplex): boolean {
  * arrived (the rest is in memory, and the next request may already be in
  * flight on the connection) it is read on at once and never closed.
  */
-function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: SharedRate): void {
+function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: SharedRate, keepAliveTimeoutMs: number): void {
   const socket = req.socket;
   let read = 0;
   let paused: NodeJS.Timeout | undefined;
@@ -59,7 +66,9 @@ function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: S
     }
   };
   const stop = () => {
-    draining.delete(socket);
+    if (draining.get(socket) === req) draining.delete(socket);
+    // Idle again, unless a next request came meanwhile (Node has set its own timer for that one).
+    if (latestRequest.get(socket) === req && !socket.destroyed) socket.setTimeout(keepAliveTimeoutMs);
     clearTimeout(deadline);
     clearTimeout(paused);
     req.off('data', onData);
@@ -67,7 +76,10 @@ function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: S
     // A kept-alive connection carries many requests: each drain's listener goes with it.
     socket.off('close', stop);
   };
-  draining.add(socket);
+  draining.set(socket, req);
+  // Node armed its keep-alive timer when the reply finished: it would cut a drain the rate pauses, or a slow
+  // uplink, after a few seconds, whatever the bounds above. The deadline bounds the drain instead.
+  socket.setTimeout(0);
   req.once('end', stop);
   // Once the reply has finished, Node no longer reports an abort on the request: the socket's close is what tells.
   socket.once('close', stop);
@@ -95,10 +107,11 @@ function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: S
 export function drainRefusedBodies(server: Server, limits: RefusedBodyDrainLimits = REFUSED_BODY_DRAIN): void {
   const rate = new SharedRate(limits.bytesPerSecond);
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    latestRequest.set(req.socket, req);
     if (!hasBody(req)) return;
     req.read(0);
     res.once('finish', () => {
-      if (!req.readableEnded && !req.destroyed) drainRest(req, limits, rate);
+      if (!req.readableEnded && !req.destroyed) drainRest(req, limits, rate, server.keepAliveTimeout);
     });
   });
 }
