@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { VideoResultEntity } from '../src/video-proxy/entities/video-result.entity';
 import { ResultDownloadWorker } from '../src/video-proxy/results/result-download.worker';
@@ -150,6 +150,30 @@ describe('Video results kept (api-rules §4.4)', () => {
     const [after] = (await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200)).body.creations as Creation[];
     expect(after.store_state).toBe('deleted');
     expect(after).not.toHaveProperty('stored_url');
+  });
+
+  it('sweeps on past a result it cannot delete, keeping that one for the next sweep', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const keep = async (video: Buffer) => {
+      const taskId = await createTask(user);
+      upstream.taskStatus.set(taskId, { state: 'success', creations: [creation(video, jpeg(1_000))] });
+      await settledCreations(user, taskId);
+      await t.dataSource.getRepository(VideoResultEntity).update({ taskId }, { storedAt: new Date(Date.now() - 31 * 86_400_000) });
+      return join(t.storageDir, 'results', sha256(video).slice(0, 2), `${sha256(video)}.bin`);
+    };
+    const [stuck, deletable] = [mp4(10_000), mp4(10_000)];
+    const stuckFile = await keep(stuck);
+    const deletableFile = await keep(deletable);
+    // A directory where the file was: the storage cannot delete it.
+    rmSync(stuckFile);
+    mkdirSync(join(stuckFile, 'held'), { recursive: true });
+    try {
+      await t.app.get(ResultDownloadWorker).sweepRetention();
+      expect(existsSync(deletableFile)).toBe(false);
+      expect((await t.dataSource.getRepository(VideoResultEntity).findOneByOrFail({ sha256: sha256(stuck) })).state).toBe('stored');
+    } finally {
+      rmSync(stuckFile, { recursive: true, force: true });
+    }
   });
 
   describe('the retention sweep meeting other writers of the same bytes (PostgreSQL: SQLite runs one writer at a time)', () => {

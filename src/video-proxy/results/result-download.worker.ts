@@ -109,7 +109,12 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
     if (days === 0) return 0;
     let deleted = 0;
     for (const file of await this.results.storedBefore(new Date(now - days * 86_400_000), RETENTION_BATCH)) {
-      if (await this.deleteExpired(file)) deleted += 1;
+      // One file that cannot be deleted (a storage error) must not hold back the others: it is tried again next sweep.
+      const done = await this.deleteExpired(file).catch((error: unknown) => {
+        this.logger.error({ err: error, resultId: file.id }, 'could not delete a result past its retention');
+        return false;
+      });
+      if (done) deleted += 1;
     }
     return deleted;
   }

@@ -50,8 +50,8 @@ export class VideoResultsRepository {
 
   /**
    * Locks the rows holding a file with `lock` for the rest of the caller's transaction (in id order: two lockers
-   * cannot deadlock). Nothing is returned: on PostgreSQL a locking read shows the rows as they were before it waited
-   * for the lock, so a decision reads them again.
+   * cannot deadlock). Nothing is returned: on PostgreSQL a locking read that waited returns the rows it waited on as
+   * they now are, but not a row that only came to hold the file meanwhile, so a decision reads them again.
    */
   async lockHoldersOf(manager: EntityManager, sha256: string, lock: Pick<FindManyOptions, 'lock'>): Promise<void> {
     await manager.find(VideoResultEntity, { select: { id: true }, where: { sha256 }, order: { id: 'ASC' }, ...lock });
