@@ -14,6 +14,7 @@ import { adminOnlyFields } from '../common/validation/admin-only';
 import { retryOnStaleRead, StaleReadError } from '../database/stale-read';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PublisherRole } from '../publishers/entities/publisher-member.entity';
+import { PublisherEntity } from '../publishers/entities/publisher.entity';
 import { PublishersService } from '../publishers/publishers.service';
 import {
   CreateNodeDto,
@@ -132,9 +133,10 @@ export class NodesService {
   }
 
   /** The node as a write's reply shows it: what the write left, even a node an admin just deleted or banned. */
-  private async display(nodeId: string): Promise<NodeDto> {
+  private async display(nodeId: string, publisher?: PublisherEntity): Promise<NodeDto> {
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
     if (!node) throw new NotFoundException(`node '${nodeId}' not found`);
+    if (publisher?.id === node.publisherId) return toNodeDto(node, publisher);
     const [dto] = await this.toDtos([node]);
     return dto;
   }
@@ -361,8 +363,9 @@ export class NodesService {
    */
   async update(caller: Principal, publisherId: string, nodeId: string, input: UpdateNodeDto): Promise<NodeDto> {
     assertBodyIdMatches(nodeId, input);
-    const node = await retryOnStaleRead(async () => {
-      const read = await this.publisherNode(this.tx.reads, caller, publisherId, nodeId, {});
+    const { node, publisher } = await retryOnStaleRead(async () => {
+      const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
+      const read = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found);
       this.assertAdminFieldsUnchanged(caller, read, input);
       const checked = { id: read.id, status: read.status };
       const changes = this.applyPatch(read, input, caller.isAdmin ? [] : ADMIN_ONLY_NODE_FIELDS);
@@ -370,9 +373,10 @@ export class NodesService {
         this.nodes.updateNodeIfStatus(manager, checked, { ...changes, updatedAt: new Date() }),
       );
       if (!written) throw new StaleReadError(`node '${read.id}'`);
-      return read;
+      return { node: read, publisher: found?.publisher };
     });
-    return this.displayAfterWrite(node.id);
+    // The publisher as the role check read it, a moment ago: one statement fewer than reading it again.
+    return this.displayAfterWrite(node.id, publisher);
   }
 
   /** Locks the publisher's node and applies the merge-patch, inside the caller's transaction; returns the node as it now is. */
@@ -601,12 +605,13 @@ export class NodesService {
   }
 
   /**
-   * A node that may receive a review, read without a lock: 404 when unknown
-   * or deleted, 403 when banned. The reviews module guards its write with
-   * the status read here.
+   * The node a review is for, read and locked for the rest of the caller's
+   * transaction (PostgreSQL; SQLite serialises writers): 404 when unknown or
+   * deleted, 403 when banned. Checked under the lock, so the status holds
+   * until the commit.
    */
-  async reviewableNode(nodeId: string): Promise<NodeEntity> {
-    const node = await this.nodes.findNode(nodeId.toLowerCase());
+  async lockReviewableNode(manager: EntityManager, nodeId: string): Promise<NodeEntity> {
+    const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, this.tx.lockForUpdate());
     if (!node || node.status === 'NodeStatusDeleted') {
       throw new NotFoundException(`node '${nodeId}' not found`);
     }
@@ -616,16 +621,13 @@ export class NodesService {
     return node;
   }
 
-  /**
-   * Sets the node's rating (the mean of its reviews, from the reviews module) if its status is still the one the
-   * caller checked; false when it changed (nothing written).
-   */
-  setRating(manager: EntityManager, node: Pick<NodeEntity, 'id' | 'status'>, rating: number): Promise<boolean> {
-    return this.nodes.updateNodeIfStatus(manager, node, { rating });
+  /** Sets the rating (the mean of its reviews, from the reviews module) of a node the caller's transaction has locked. */
+  setRating(manager: EntityManager, nodeId: string, rating: number): Promise<void> {
+    return this.nodes.updateNode(manager, nodeId, { rating });
   }
 
-  /** Locks a node read by reviewableNode for the rest of the caller's transaction (PostgreSQL; SQLite serialises writers). */
-  lockNode(manager: EntityManager, node: Pick<NodeEntity, 'normalizedId'>): Promise<void> {
+  /** Locks a node for the rest of the caller's transaction (PostgreSQL; SQLite serialises writers). */
+  private lockNode(manager: EntityManager, node: Pick<NodeEntity, 'normalizedId'>): Promise<void> {
     return this.nodes.lockNodeRow(manager, node.normalizedId, this.tx.lockForUpdate().lock);
   }
 
@@ -636,8 +638,8 @@ export class NodesService {
    * statement would show the rows of before the wait). A node an admin just
    * deleted is still shown.
    */
-  displayAfterWrite(nodeId: string): Promise<NodeDto> {
-    return this.display(nodeId);
+  displayAfterWrite(nodeId: string, publisher?: PublisherEntity): Promise<NodeDto> {
+    return this.display(nodeId, publisher);
   }
 
   /**
@@ -662,15 +664,17 @@ export class NodesService {
     return this.checkedPublisherNode(manager, caller, publisherId, nodeId, await this.nodeWithRole(manager, caller, nodeId, lock));
   }
 
-  /** The node (read with `lock`) and the caller's role in its publisher (null when not a member); null when no such node. */
+  /** The node (read with `lock`), the caller's role in its publisher (null when not a member) and the publisher as read then; null when no such node. */
   private async nodeWithRole(
     manager: EntityManager,
     caller: Principal,
     nodeId: string,
     lock: Pick<FindOneOptions, 'lock'>,
-  ): Promise<{ node: NodeEntity; role: PublisherRole | null } | null> {
+  ): Promise<{ node: NodeEntity; role: PublisherRole | null; publisher?: PublisherEntity } | null> {
     const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, lock);
-    return node && { node, role: await this.publishers.roleOf(node.publisherId, caller, manager) };
+    if (!node) return null;
+    const membership = await this.publishers.membership(node.publisherId, caller, manager);
+    return { node, role: membership?.role ?? null, publisher: membership?.publisher };
   }
 
   /** lockPublisherNode's checks, on what was read of the node and the caller's role in its publisher (null: no node). */

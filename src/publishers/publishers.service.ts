@@ -111,11 +111,20 @@ export class PublishersService {
    * refuses them too.
    */
   async roleOf(publisherId: string, caller: Principal, manager?: EntityManager): Promise<PublisherRole | null> {
+    return (await this.membership(publisherId, caller, manager))?.role ?? null;
+  }
+
+  /** roleOf, with the publisher it read (for a reply that shows it); null when there is no such publisher. */
+  async membership(
+    publisherId: string,
+    caller: Principal,
+    manager?: EntityManager,
+  ): Promise<{ publisher: PublisherEntity; role: PublisherRole | null } | null> {
     const found = await this.publishers.findWithRole(publisherId, caller.id, manager);
     if (found && isSuspendedMember(found) && !caller.isAdmin) {
       throw new ForbiddenException(PUBLISHER_BANNED);
     }
-    return found?.role ?? null;
+    return found;
   }
 
   /** Adds a user to the publisher (owners and admins only). */
