@@ -210,6 +210,36 @@ describe('drainRefusedBodies on a connection that carries on', () => {
     expect(received.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 401', 'HTTP/1.1 401']);
   });
 
+  it('ends a drain the rate paused when the next request arrives on its connection (its body has all arrived)', async () => {
+    const server = createServer((req, res) => res.writeHead(401, { 'Content-Length': '0' }).end());
+    // 8 KiB/s: each body's first half books half a second, so its drain pauses until the rest is in.
+    drainRefusedBodies(server, { bytesPerSecond: 8 * 1024, maxBytes: MIB, maxMs: 60_000 });
+    let serverSocket: Socket | undefined;
+    server.on('connection', (socket: Socket) => (serverSocket = socket));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    let replies = 0;
+    socket.on('data', (data: Buffer) => (replies += data.toString('latin1').match(/HTTP\/1\.1 401/g)?.length ?? 0));
+    try {
+      await once(socket, 'connect');
+      for (let i = 1; i <= 10; i++) {
+        socket.write('POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 8192\r\n\r\n');
+        while (replies < i) await sleep(5);
+        socket.write('a'.repeat(4096));
+        await sleep(20);
+        socket.write('a'.repeat(4096));
+      }
+      await sleep(50);
+      // Node's own listener, and the last body's drain, paused: not one drain still waiting per request.
+      expect(serverSocket?.listenerCount('close')).toBeLessThanOrEqual(2);
+    } finally {
+      socket.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('answers a malformed request that follows a drained body (its error is its own)', async () => {
     const received = await conversation({}, { bytesPerSecond: 64 * 1024, maxBytes: MIB, maxMs: 5000 }, async (socket) => {
       socket.write('POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 8192\r\n\r\n');

@@ -24,6 +24,8 @@ export const REFUSED_BODY_DRAIN: RefusedBodyDrainLimits = { bytesPerSecond: 32 *
 const draining = new WeakMap<Socket, IncomingMessage>();
 /** By connection: its latest request (another may follow a drained one before the drain ends). */
 const latestRequest = new WeakMap<Socket, IncomingMessage>();
+/** By connection: ends the pause of the drain there, if the rate has it waiting. */
+const endPause = new WeakMap<Socket, () => void>();
 
 /**
  * Whether `socket`'s request was answered and the rest of its body is still
@@ -52,6 +54,11 @@ function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: S
     if (!req.complete) socket.destroy();
   };
   const deadline = setTimeout(close, limits.maxMs).unref();
+  const resume = () => {
+    clearTimeout(paused);
+    paused = undefined;
+    req.resume();
+  };
   const onData = (chunk: Buffer) => {
     read += chunk.length;
     if (req.complete) return;
@@ -59,14 +66,12 @@ function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: S
     const wait = rate.book(chunk.length);
     if (wait > 0 && !paused) {
       req.pause();
-      paused = setTimeout(() => {
-        paused = undefined;
-        req.resume();
-      }, wait).unref();
+      paused = setTimeout(resume, wait).unref();
     }
   };
   const stop = () => {
     if (draining.get(socket) === req) draining.delete(socket);
+    if (endPause.get(socket) === resume) endPause.delete(socket);
     // Idle again, unless a next request came meanwhile (Node has set its own timer for that one).
     if (latestRequest.get(socket) === req && !socket.destroyed) socket.setTimeout(keepAliveTimeoutMs);
     clearTimeout(deadline);
@@ -77,6 +82,7 @@ function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: S
     socket.off('close', stop);
   };
   draining.set(socket, req);
+  endPause.set(socket, resume);
   // Node armed its keep-alive timer when the reply finished: it would cut a drain the rate pauses, or a slow
   // uplink, after a few seconds, whatever the bounds above. The deadline bounds the drain instead.
   socket.setTimeout(0);
@@ -107,6 +113,9 @@ function drainRest(req: IncomingMessage, limits: RefusedBodyDrainLimits, rate: S
 export function drainRefusedBodies(server: Server, limits: RefusedBodyDrainLimits = REFUSED_BODY_DRAIN): void {
   const rate = new SharedRate(limits.bytesPerSecond);
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    // Node parses a connection's next request only once the previous one has all arrived: a drain the rate
+    // paused there has the rest in memory, so it reads it at once and ends, rather than one drain waiting per request.
+    endPause.get(req.socket)?.();
     latestRequest.set(req.socket, req);
     if (!hasBody(req)) return;
     req.read(0);
