@@ -7,9 +7,10 @@ import { REFUSED_BODY_DRAIN } from '../src/common/http/refused-body-drain';
 import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { expectErrorBody } from './support/error-body';
 import { FakeUpstream } from './support/fake-upstream';
-import { announceBody, sendBody, sendEndlessBody } from './support/raw-http';
-import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { announceBody, sendBody, sendEndlessBody, sendExpectingContinue } from './support/raw-http';
+import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, TestUser } from './support/test-app';
+import { makeZip } from './support/zip';
 
 const CALLBACK_PATH = '/proxy/video/callbacks/upstream';
 const VIDEO_PATH = '/proxy/video/reference2video';
@@ -187,6 +188,35 @@ describe('Request bodies: the token before the body, limits while it streams in'
       } finally {
         agent.destroy();
       }
+    });
+  });
+
+  describe('a client that waits for a 100 Continue (Expect: 100-continue, as curl sends bodies over 1 MiB)', () => {
+    it.each(['video create', 'node PUT', 'review'])('%s without a token: 401 and no 100, so the body is never sent', async (name) => {
+      const route = routes().find((candidate) => candidate.name === name)!;
+      const reply = await sendExpectingContinue(t, route.method, route.path, {}, Buffer.from('{"description":"never sent"}'));
+      // Node closes a connection whose client was not told to continue: the unsent body cannot be taken for a request.
+      expect(reply).toMatchObject({ status: 401, continued: false, closed: true });
+    });
+
+    it('with a token, the 100 comes when the body is read and the request is served', async () => {
+      const body = Buffer.from(JSON.stringify({ description: 'sent after the 100' }));
+      const reply = await sendExpectingContinue(t, 'PUT', `/publishers/${f.publisherId}/nodes/${f.nodeId}`, f.owner.auth, body);
+      expect(reply).toMatchObject({ status: 200, continued: true });
+      expect(JSON.parse(reply.body)).toMatchObject({ description: 'sent after the 100' });
+      expect((await t.http.get(`/nodes/${f.nodeId}`).set(f.owner.auth).expect(200)).body.description).toBe('sent after the 100');
+    });
+
+    it('an archive upload gets its 100 once the member is checked, none without a token', async () => {
+      const g = await createPublisherWithNode(t);
+      await addVersions(t, g, '1.0.0');
+      const path = `/publishers/${g.publisherId}/nodes/${g.nodeId}/versions/1.0.0/archive`;
+      const zip = makeZip({ '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n' });
+      const anonymous = await sendExpectingContinue(t, 'PUT', path, { 'Content-Type': 'application/zip' }, zip);
+      expect(anonymous).toMatchObject({ status: 401, continued: false });
+      const member = await sendExpectingContinue(t, 'PUT', path, { ...g.member.auth, 'Content-Type': 'application/zip' }, zip);
+      expect(member).toMatchObject({ status: 200, continued: true });
+      expect(JSON.parse(member.body).downloadUrl).toMatch(/\.zip$/);
     });
   });
 

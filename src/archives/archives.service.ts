@@ -4,6 +4,7 @@ import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { Counter } from 'prom-client';
 import typeIs from 'type-is';
+import { continueBody } from '../common/http/expect-continue';
 import { appConfig, AppConfig } from '../config/config.module';
 import { ByteRange } from './archive-download';
 import { ArchiveStorage, ArchiveTooLargeError, NotAZipError, SHA256_HEX, StoredArchive } from './archive-storage';
@@ -41,6 +42,7 @@ export class ArchivesService {
     if (Number(req.headers['content-length'] ?? 0) > maxBytes) {
       throw new PayloadTooLargeException(new ArchiveTooLargeError(maxBytes).message);
     }
+    continueBody(req);
     try {
       return this.counted(await this.storage.save(req, maxBytes));
     } catch (error) {

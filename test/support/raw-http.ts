@@ -83,6 +83,25 @@ export async function sendBody(
   });
 }
 
+/** The first whole reply at the start of `received`, with the length it takes there; undefined while it is still arriving. */
+function firstReply(received: string): (RawReply & { length: number }) | undefined {
+  const end = received.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const [statusLine, ...headerLines] = received.slice(0, end).split('\r\n');
+  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const bodyBytes = Number(headers['content-length'] ?? 0);
+  const rest = Buffer.from(received.slice(end + 4));
+  if (rest.length < bodyBytes) return undefined;
+  const body = rest.subarray(0, bodyBytes).toString();
+  return { status: Number(statusLine.split(' ')[1]), headers, body, length: end + 4 + Buffer.byteLength(body) };
+}
+
+/** The request line and headers (a JSON body announced by its Content-Length, unless `headers` say otherwise). */
+function requestHead(method: string, path: string, contentLength: number, headers: Record<string, string>): string {
+  const lines = Object.entries({ Host: 'localhost', 'Content-Type': 'application/json', 'Content-Length': String(contentLength), ...headers });
+  return `${method} ${path} HTTP/1.1\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+}
+
 /**
  * Sends the request line and headers, announces `contentLength` bytes of body
  * but sends only `bodyStart`, and reads the reply. A server that waited for
@@ -92,32 +111,66 @@ export async function announceBody(t: TestApp, announced: AnnouncedRequest): Pro
   const port = await portOf(t);
   const socket = connect(port, '127.0.0.1');
   socket.setTimeout(5000);
-  const lines = Object.entries({
-    Host: 'localhost',
-    'Content-Type': 'application/json',
-    'Content-Length': String(announced.contentLength),
-    ...announced.headers,
-  });
-  socket.write(`${announced.method} ${announced.path} HTTP/1.1\r\n${lines.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${announced.bodyStart}`);
+  socket.write(requestHead(announced.method, announced.path, announced.contentLength, announced.headers) + announced.bodyStart);
   let received = '';
   return new Promise<RawReply>((resolve, reject) => {
     socket.on('data', (chunk: Buffer) => {
       received += chunk.toString('utf8');
-      const end = received.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const [statusLine, ...headerLines] = received.slice(0, end).split('\r\n');
-      const replyHeaders = Object.fromEntries(
-        headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-      );
-      const body = received.slice(end + 4);
-      if (Buffer.byteLength(body) < Number(replyHeaders['content-length'] ?? 0)) return;
+      const reply = firstReply(received);
+      if (!reply) return;
       socket.destroy();
-      resolve({ status: Number(statusLine.split(' ')[1]), headers: replyHeaders, body });
+      resolve({ status: reply.status, headers: reply.headers, body: reply.body });
     });
     socket.on('timeout', () => {
       socket.destroy();
       reject(new Error(`no reply while the announced body was not sent (got ${JSON.stringify(received)})`));
     });
+    socket.on('error', reject);
+  });
+}
+
+export interface ContinuedReply extends RawReply {
+  /** Whether the server sent a 100 Continue (and so the body was sent). */
+  continued: boolean;
+  /** Whether the server closed the connection after its reply. */
+  closed: boolean;
+}
+
+/**
+ * Sends a request with `Expect: 100-continue` as curl does for large bodies:
+ * the head, then the body only once a 100 Continue comes; the final reply.
+ */
+export async function sendExpectingContinue(t: TestApp, method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<ContinuedReply> {
+  const port = await portOf(t);
+  const socket = connect(port, '127.0.0.1');
+  socket.setTimeout(5000);
+  socket.write(requestHead(method, path, body.length, { ...headers, Expect: '100-continue' }));
+  let received = '';
+  let continued = false;
+  let final: RawReply | undefined;
+  return new Promise<ContinuedReply>((resolve, reject) => {
+    const settle = (closed: boolean) => {
+      socket.destroy();
+      if (final) resolve({ ...final, continued, closed });
+      else reject(new Error(`no final reply (got ${JSON.stringify(received)})`));
+    };
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+      let reply = firstReply(received);
+      if (reply?.status === 100) {
+        continued = true;
+        received = received.slice(reply.length);
+        socket.write(body);
+        reply = firstReply(received);
+      }
+      if (reply && !final) {
+        final = { status: reply.status, headers: reply.headers, body: reply.body };
+        // Give the server a moment to close the connection, if it does.
+        setTimeout(() => settle(false), 300);
+      }
+    });
+    socket.on('end', () => settle(true));
+    socket.on('timeout', () => settle(false));
     socket.on('error', reject);
   });
 }

@@ -4,6 +4,7 @@ import { IncomingMessage } from 'node:http';
 import { finished, Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import typeIs from 'type-is';
+import { continueBody } from './expect-continue';
 import { JsonBodyLimits, MIB } from './json-body-limits';
 import { JsonLimitExceededError, JsonStructureLimiter, MalformedJsonError } from './json-structure';
 
@@ -88,6 +89,7 @@ export async function readJsonBody(req: IncomingMessage, limits: JsonBodyLimits)
   if (!decoder && Number(req.headers['content-length'] ?? 0) > limits.maxBytes) {
     throw new PayloadTooLargeException(tooLarge);
   }
+  continueBody(req);
   let source: Readable = req;
   if (decoder) {
     source = req.pipe(decoder);

@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppConfig } from '../../config/config.module';
 import { answerClientErrorsInErrorShape } from './client-errors';
+import { sendContinueOnRead } from './expect-continue';
 import { drainRefusedBodies, REFUSED_BODY_DRAIN } from './refused-body-drain';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
@@ -64,7 +65,8 @@ const securityHeaders: Middleware = (req, res, next) =>
 /**
  * Security headers (helmet), CORS for the configured origins, how long a
  * client may take to send a request, the answer to a request Node's parser
- * refuses, and how much of a body already answered is read. Applied before
+ * refuses, when a client waiting for a 100 Continue gets it, and how much of
+ * a body already answered is read. Applied before
  * Swagger's routes and Nest's middleware (only the request id comes first),
  * so every reply is covered, errors included.
  * CORS is the `cors` middleware on both HTTP adapters (what Express's
@@ -88,5 +90,6 @@ export function applySecurity(app: INestApplication, config: AppConfig): void {
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
   answerClientErrorsInErrorShape(server);
+  sendContinueOnRead(server);
   drainRefusedBodies(server, { ...REFUSED_BODY_DRAIN, maxMs: config.REQUEST_TIMEOUT_MS });
 }
