@@ -207,13 +207,15 @@ describe('Request bodies: the token before the body, limits while it streams in'
       expect((await t.http.get(`/nodes/${f.nodeId}`).set(f.owner.auth).expect(200)).body.description).toBe('sent after the 100');
     });
 
-    it('an archive upload gets its 100 once the member is checked, none without a token', async () => {
+    it('an archive upload gets its 100 once the member is checked, none without a token or for a non-member', async () => {
       const g = await createPublisherWithNode(t);
       await addVersions(t, g, '1.0.0');
       const path = `/publishers/${g.publisherId}/nodes/${g.nodeId}/versions/1.0.0/archive`;
       const zip = makeZip({ '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n' });
       const anonymous = await sendExpectingContinue(t, 'PUT', path, { 'Content-Type': 'application/zip' }, zip);
       expect(anonymous).toMatchObject({ status: 401, continued: false });
+      const outsider = await sendExpectingContinue(t, 'PUT', path, { ...user.auth, 'Content-Type': 'application/zip' }, zip);
+      expect(outsider).toMatchObject({ status: 403, continued: false });
       const member = await sendExpectingContinue(t, 'PUT', path, { ...g.member.auth, 'Content-Type': 'application/zip' }, zip);
       expect(member).toMatchObject({ status: 200, continued: true });
       expect(JSON.parse(member.body).downloadUrl).toMatch(/\.zip$/);

@@ -7,9 +7,10 @@ import { addVersions, createPublisherWithNode, PublisherFixture } from './suppor
 import { TestApp, TestUser } from './support/test-app';
 
 /**
- * PUT node, PUT version and POST review check what they read without a lock
- * and then write with statements guarded by the status they checked (see
- * NodesService.update). These tests make another transaction change the
+ * PUT node and PUT version check what they read without a lock and then
+ * write with statements guarded by the status they checked (see
+ * NodesService.update); POST review checks the node its lock statement read
+ * (ReviewsService.review). These tests make another transaction change the
  * node between a request's read and its write: the request reads, its
  * guarded statement waits on that transaction's row lock, and the change
  * commits under it (or, for a changelog edit, which takes no node lock, the
