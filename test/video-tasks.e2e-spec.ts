@@ -5,10 +5,12 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
+import { EarlyUpstreamStatusEntity } from '../src/video-proxy/entities/early-upstream-status.entity';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { CallbackReceiver } from './support/callback-receiver';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
+import { waitFor } from './support/server-process';
 import { TestApp, TestUser } from './support/test-app';
 import {
   CLIENT_CALLBACK_ENV,
@@ -181,6 +183,34 @@ describe('Video task lifecycle', () => {
       const res = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200);
       expect(res.body.state).toBe('failed');
       expect(await balanceOf(user)).toBe(100);
+    });
+
+    it('applies a failure the upstream reported before the create was stored, once it is: refunded, and the client told', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = `early-${randomUUID()}`;
+      // The upstream reports the failure before its create reply has even reached the service.
+      upstream.respondNext({ body: { task_id: taskId, state: 'created', credits: 10 }, delayMs: 500 });
+      const creating = t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2, callback_url: receiver.url });
+      const created = creating.then((res) => res);
+      await waitFor(() => upstream.requests.some((req) => req.method === 'POST'), 5_000, 'the create to reach the upstream');
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'ModerationFailed' }).expect(204);
+      expect((await created).status).toBe(200);
+      const stored = await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId });
+      expect(stored).toMatchObject({ state: 'failed', errCode: 'ModerationFailed' });
+      expect(await balanceOf(user)).toBe(100);
+      expect((await receiver.waitForTask(taskId)).body).toMatchObject({ task_id: taskId, state: 'failed' });
+      expect(await t.dataSource.getRepository(EarlyUpstreamStatusEntity).countBy({ taskId })).toBe(0);
+    });
+
+    it('keeps a state reported for a task it has not stored for an hour, then forgets it', async () => {
+      const kept = t.dataSource.getRepository(EarlyUpstreamStatusEntity);
+      const [never, later] = [`never-${randomUUID()}`, `later-${randomUUID()}`];
+      await postUpstreamCallback(t, upstream.apiKey, { id: never, state: 'processing' }).expect(204);
+      expect((await kept.findBy({ taskId: never })).map((row) => row.status)).toEqual([{ taskId: never, state: 'processing', errCode: null, creations: null }]);
+      await kept.update({ taskId: never }, { receivedAt: new Date(Date.now() - 61 * 60_000) });
+      await postUpstreamCallback(t, upstream.apiKey, { id: later, state: 'processing' }).expect(204);
+      expect(await kept.countBy({ taskId: never })).toBe(0);
+      expect(await kept.countBy({ taskId: later })).toBe(1);
     });
 
     it('accepts a nonce once even when its deliveries race', async () => {

@@ -13,6 +13,7 @@ import { ReviewEntity } from '../reviews/entities/review.entity';
 import { CallbackDeliveryEntity } from '../video-proxy/entities/callback-delivery.entity';
 import { IdempotencyKeyEntity } from '../video-proxy/entities/idempotency-key.entity';
 import { UpstreamNonceEntity } from '../video-proxy/entities/upstream-nonce.entity';
+import { EarlyUpstreamStatusEntity } from '../video-proxy/entities/early-upstream-status.entity';
 import { VideoTaskEntity } from '../video-proxy/entities/video-task.entity';
 import { VideoResultEntity } from '../video-proxy/entities/video-result.entity';
 import { DatabaseTarget } from './database-url';
@@ -43,6 +44,7 @@ export const ENTITIES = [
   IdempotencyKeyEntity,
   CallbackDeliveryEntity,
   UpstreamNonceEntity,
+  EarlyUpstreamStatusEntity,
   SigningKeyEntity,
 ];
 

@@ -11,6 +11,7 @@ import { UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
 import { UpstreamCallbacksController } from './callbacks/upstream-callbacks.controller';
 import { UpstreamCallbacksService } from './callbacks/upstream-callbacks.service';
 import { UpstreamNoncesRepository } from './callbacks/upstream-nonces.repository';
+import { EarlyUpstreamStatusesRepository } from './callbacks/early-upstream-statuses.repository';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { IdempotencyService } from './idempotency.service';
 import { ReservationRecovery } from './reservation-recovery';
@@ -54,6 +55,7 @@ import { VideoTasksRepository } from './video-tasks.repository';
     IdempotencyKeysRepository,
     CallbackDeliveriesRepository,
     UpstreamNoncesRepository,
+    EarlyUpstreamStatusesRepository,
     CallbackOutbox,
     CallbackDeliveryWorker,
     ReservationRecovery,

@@ -12,6 +12,7 @@ import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { videoConfig, VideoConfig } from './video.config';
 import { maxDurationOf, VideoModel } from './video-models';
 import { VideoTasksRepository } from './video-tasks.repository';
+import { VideoTasksService } from './video-tasks.service';
 
 type VideoRequest = CreateVideoTaskDto & { model: VideoModel };
 
@@ -37,6 +38,7 @@ export class VideoProxyService {
     private readonly credits: CreditsService,
     private readonly idempotency: IdempotencyService,
     private readonly tasks: VideoTasksRepository,
+    private readonly taskStates: VideoTasksService,
     private readonly tx: TransactionRunner,
     private readonly callbackUrl: UpstreamCallbackUrl,
     @Inject(videoConfig.KEY) private readonly config: VideoConfig,
@@ -111,6 +113,10 @@ export class VideoProxyService {
       throw error;
     }
     const charged = await this.settleAndStore(caller, request, reply, reservation, claim?.claimId ?? null);
+    // The task is stored and charged: a state reported meanwhile is the task's business now, not this reply's.
+    await this.taskStates
+      .applyEarlyStatuses(reply.task_id)
+      .catch((error: unknown) => this.logger.error({ err: error, taskId: reply.task_id }, 'could not apply the states reported before the task was stored'));
     return { ...reply, credits: charged };
   }
 

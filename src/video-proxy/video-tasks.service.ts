@@ -6,6 +6,7 @@ import { totalPages } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
 import { CreditsService } from '../users/credits.service';
 import { CallbackOutbox } from './callbacks/callback-outbox';
+import { EarlyUpstreamStatusesRepository } from './callbacks/early-upstream-statuses.repository';
 import { VideoTaskDto, VideoTaskListDto } from './dto/video-task.dto';
 import { toVideoTaskDto } from './dto/video-task.mapper';
 import { VideoTaskEntity, VideoTaskState } from './entities/video-task.entity';
@@ -26,12 +27,16 @@ export function isTerminal(state: VideoTaskState): boolean {
 
 export type UpdateOutcome = 'changed' | 'unchanged' | 'unknown-task';
 
+/** How long a state reported before its task was stored is kept for it: far longer than a create takes to commit. */
+const EARLY_STATUS_RETENTION_MS = 60 * 60 * 1000;
+
 @Injectable()
 export class VideoTasksService {
   private readonly logger = new Logger(VideoTasksService.name);
 
   constructor(
     private readonly tasks: VideoTasksRepository,
+    private readonly early: EarlyUpstreamStatusesRepository,
     private readonly upstream: VideoUpstreamClient,
     private readonly credits: CreditsService,
     private readonly outbox: CallbackOutbox,
@@ -90,6 +95,42 @@ export class VideoTasksService {
       return current;
     });
     return (await this.replies([canceled], origin))[0];
+  }
+
+  /**
+   * A state the upstream reported by callback. One for a task not stored yet
+   * is kept and applied once the task is (applyEarlyStatuses): a fast upstream
+   * can call back between its create reply and the commit that stores the
+   * task, and would not call again. Kept ones whose task never comes are
+   * dropped after EARLY_STATUS_RETENTION_MS.
+   */
+  async receiveUpstreamStatus(status: UpstreamTaskStatus): Promise<UpdateOutcome | 'kept'> {
+    const outcome = await this.applyUpstreamStatus(status);
+    if (outcome !== 'unknown-task') return outcome;
+    const now = new Date();
+    await this.tx.run(async (manager) => {
+      await this.early.deleteReceivedBefore(manager, new Date(now.getTime() - EARLY_STATUS_RETENTION_MS));
+      await this.early.insert(manager, status, now);
+    });
+    // The task may have been stored since it was looked for, and its create have found nothing kept: look again.
+    await this.applyEarlyStatuses(status.taskId);
+    return 'kept';
+  }
+
+  /**
+   * Applies the states the upstream reported before the task was stored, in
+   * the order received, then forgets them; nothing while the task is still
+   * not stored. Called by both sides of the race (the create once its task is
+   * stored, the callback once its state is kept), so one of them sees the
+   * other's commit; applying twice changes nothing.
+   */
+  async applyEarlyStatuses(taskId: string): Promise<void> {
+    const kept = await this.early.forTask(taskId);
+    if (kept.length === 0) return;
+    for (const { status } of kept) {
+      if ((await this.applyUpstreamStatus(status)) === 'unknown-task') return;
+    }
+    await this.tx.run((manager) => this.early.delete(manager, kept.map(({ id }) => id)));
   }
 
   /**

@@ -37,7 +37,8 @@ export class UpstreamCallbacksService {
   /**
    * A task change reported by the upstream: 401 unless signed with the
    * upstream key, fresh (Date within 5 minutes) and not replayed (nonce never
-   * seen); then applied like a poll result (forward-only, idempotent).
+   * seen); then applied like a poll result (forward-only, idempotent), or
+   * kept until its task is stored.
    *
    * The signature covers no byte of the body, so it is checked first: a
    * stranger's callback is refused without its body being read, however
@@ -65,9 +66,8 @@ export class UpstreamCallbacksService {
     if (!status) {
       throw new BadRequestException('callback body is not a task status ({id, state, err_code, creations})');
     }
-    const outcome = await this.tasks.applyUpstreamStatus(status);
-    if (outcome === 'unknown-task') {
-      this.logger.warn({ taskId: status.taskId }, 'upstream callback for an unknown task ignored');
+    if ((await this.tasks.receiveUpstreamStatus(status)) === 'kept') {
+      this.logger.warn({ taskId: status.taskId }, 'upstream callback for a task not stored yet: kept until it is');
     }
   }
 
