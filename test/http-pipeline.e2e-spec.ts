@@ -138,6 +138,19 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     expect(res.body.message).toContain('name must be a string');
   });
 
+  it('an unknown query parameter is 400 naming it, on reads that take none too', async () => {
+    await t.http.post('/publishers').set(user.auth).send({ id: 'query-check', name: 'Q' }).expect(201);
+    await t.http.post('/publishers/query-check/nodes').set(user.auth).send({ id: 'query-node', name: 'N' }).expect(201);
+    await t.http.post('/publishers/query-check/nodes/query-node/versions').set(user.auth).send({ version: '1.0.0' }).expect(201);
+    for (const path of ['/nodes/query-node', '/nodes/query-node/versions/1.0.0', '/publishers/query-check', '/comfy-nodes/SomeClass/node', '/nodes']) {
+      const res = await t.http.get(path).query({ colour: 'red' }).expect(400);
+      expectErrorBody(res.body, 400, 'Bad Request');
+      expect(res.body.message).toContain('property colour should not exist');
+    }
+    // The public registry's node read takes include_translations; translations are always shown.
+    await t.http.get('/nodes/query-node').query({ include_translations: 'false' }).expect(200);
+  });
+
   it.each([
     ['no header', {}, 'missing bearer token'],
     ['a malformed header', { Authorization: 'Token abc' }, 'malformed Authorization header'],

@@ -304,7 +304,13 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
         .expect(201);
       await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(f.owner.auth).expect(403);
       await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(204);
-      for (const path of [`/nodes/${f.nodeId}`, `/nodes/${f.nodeId}/versions`, `/nodes/${f.nodeId}/versions/1.0.0`, `/nodes/${f.nodeId}/install`]) {
+      for (const path of [
+        `/nodes/${f.nodeId}`,
+        `/nodes/${f.nodeId}/versions`,
+        `/nodes/${f.nodeId}/versions/1.0.0`,
+        `/nodes/${f.nodeId}/versions/1.0.0/comfy-nodes`,
+        `/nodes/${f.nodeId}/install`,
+      ]) {
         const refused = await t.http.get(path).expect(403);
         expect(refused.body.message).toBe('node banned');
         await t.http.get(path).set(f.owner.auth).expect(403);

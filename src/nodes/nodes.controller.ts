@@ -3,7 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CacheableRead } from '../common/http/http-caching';
 import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeSearchQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
+import { NoQuery } from '../common/validation/no-query.pipe';
+import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeQueryDto, NodeSearchQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
 import { DOWNLOAD_FLUSH_INTERVAL_MS } from './download-counter';
 import { NodesService } from './nodes.service';
@@ -46,8 +47,8 @@ export class NodesController {
   @Get(':nodeId')
   // Downloads are flushed every DOWNLOAD_FLUSH_INTERVAL_MS and show here within 2 s (docs/api-rules.md §6).
   @CacheableRead({ serverTtlMs: 2000 - DOWNLOAD_FLUSH_INTERVAL_MS })
-  @ApiErrors(404)
-  get(@Param('nodeId') nodeId: string, @CurrentUser() caller?: Principal): Promise<NodeDto> {
+  @ApiErrors(400, 404)
+  get(@Param('nodeId') nodeId: string, @Query() _query: NodeQueryDto, @CurrentUser() caller?: Principal): Promise<NodeDto> {
     return this.nodes.get(nodeId, caller);
   }
 
@@ -62,8 +63,13 @@ export class NodesController {
   /** One version of a node, by its id or its semantic version (e.g. `1.2.0`). */
   @Get(':nodeId/versions/:versionId')
   @CacheableRead()
-  @ApiErrors(403, 404)
-  getVersion(@Param('nodeId') nodeId: string, @Param('versionId') versionId: string, @CurrentUser() caller?: Principal): Promise<NodeVersionDto> {
+  @ApiErrors(400, 403, 404)
+  getVersion(
+    @Param('nodeId') nodeId: string,
+    @Param('versionId') versionId: string,
+    @Query(NoQuery) _query: Record<string, never>,
+    @CurrentUser() caller?: Principal,
+  ): Promise<NodeVersionDto> {
     return this.nodes.getVersion(nodeId, versionId, caller);
   }
 

@@ -1,9 +1,10 @@
-import { Body, Controller, Get, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
 import { CacheableRead, WritesPublicContent } from '../common/http/http-caching';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { NoQuery } from '../common/validation/no-query.pipe';
 import { AddMemberDto, CreatePublisherDto, PublisherDto, PublisherMemberDto, UpdatePublisherDto } from './dto/publisher.dto';
 import { PublishersService } from './publishers.service';
 
@@ -26,8 +27,8 @@ export class PublishersController {
   @Get(':publisherId')
   @Authenticated({ optional: true })
   @CacheableRead()
-  @ApiErrors(404)
-  get(@Param('publisherId') publisherId: string, @CurrentUser() viewer?: Principal): Promise<PublisherDto> {
+  @ApiErrors(400, 404)
+  get(@Param('publisherId') publisherId: string, @Query(NoQuery) _query: Record<string, never>, @CurrentUser() viewer?: Principal): Promise<PublisherDto> {
     return this.publishers.get(publisherId, viewer);
   }
 

@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentUser, Public } from '../../auth/authenticated.decorator';
+import { Authenticated, CurrentUser, Public, PublicRead } from '../../auth/authenticated.decorator';
 import { Principal } from '../../auth/principal';
 import { CacheableRead, WritesPublicContent } from '../../common/http/http-caching';
 import { JsonBody, MIB } from '../../common/http/json-body-limits';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
+import { NoQuery } from '../../common/validation/no-query.pipe';
 import { NodeDto } from '../dto/node.dto';
 import { ComfyNodesService } from './comfy-nodes.service';
 import { ComfyNodeListDto, CreateComfyNodesDto } from './dto/comfy-node.dto';
@@ -25,7 +26,8 @@ export class ComfyNodesController {
 
   /** The node classes a version provides, ordered by name. */
   @Get('nodes/:nodeId/versions/:version/comfy-nodes')
-  @Public()
+  // Admins see a banned node's classes, as they see its versions (docs/api-rules.md §10).
+  @PublicRead()
   @CacheableRead()
   @ApiOperation({
     description:
@@ -33,8 +35,13 @@ export class ComfyNodesController {
       '`return_names` are strings holding JSON text (`"[\\"IMAGE\\"]"`). 404 for an unknown or deleted node or version.',
   })
   @ApiErrors(400, 404)
-  list(@Param('nodeId') nodeId: string, @Param('version') version: string, @Query() query: PageQueryDto): Promise<ComfyNodeListDto> {
-    return this.comfyNodes.list(nodeId, version, query);
+  list(
+    @Param('nodeId') nodeId: string,
+    @Param('version') version: string,
+    @Query() query: PageQueryDto,
+    @CurrentUser() caller?: Principal,
+  ): Promise<ComfyNodeListDto> {
+    return this.comfyNodes.list(nodeId, version, query, caller);
   }
 
   /** The node that provides a node class. */
@@ -46,8 +53,8 @@ export class ComfyNodesController {
       'Among the listed nodes whose latest version provides the class (exact name), the one that names it in ' +
       '`preempted_app_node_names`, else the first in the listing’s order (search_ranking, downloads, id). 404 when none does.',
   })
-  @ApiErrors(404)
-  nodeProviding(@Param('comfyNodeName') name: string): Promise<NodeDto> {
+  @ApiErrors(400, 404)
+  nodeProviding(@Param('comfyNodeName') name: string, @Query(NoQuery) _query: Record<string, never>): Promise<NodeDto> {
     return this.comfyNodes.nodeProviding(name);
   }
 

@@ -121,8 +121,8 @@ export class ComfyNodesService {
   ) {}
 
   /** GET /nodes/{nodeId}/versions/{version}/comfy-nodes: 404 where GET /nodes/{nodeId}/versions/{version} is. */
-  async list(nodeId: string, version: string, { page, limit }: PageQueryDto): Promise<ComfyNodeListDto> {
-    const { id } = await this.nodes.getVersion(nodeId, version);
+  async list(nodeId: string, version: string, { page, limit }: PageQueryDto, caller?: Principal): Promise<ComfyNodeListDto> {
+    const { id } = await this.nodes.getVersion(nodeId, version, caller);
     const [classes, total] = await this.repository.findPage(id, (page - 1) * limit, limit);
     return { comfy_nodes: classes.map(toComfyNodeDto), totalNumberOfPages: totalPages(total, limit) };
   }

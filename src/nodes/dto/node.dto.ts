@@ -399,6 +399,13 @@ export class NodeSearchQueryDto extends CatalogQueryDto {
   comfy_node_search?: string;
 }
 
+/** Query of GET /nodes/{nodeId}. */
+export class NodeQueryDto {
+  /** Accepted as the public registry's clients may send it; `translations` is always shown. */
+  @QueryFlag()
+  include_translations?: boolean;
+}
+
 /** Query of GET /publishers/{publisherId}/nodes. */
 export class PublisherNodesQueryDto {
   /** The publisher's members and admins: list banned nodes too. Ignored for everyone else. */

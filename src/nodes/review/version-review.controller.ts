@@ -29,7 +29,7 @@ export class VersionReviewController {
     return this.reviews.reviewRecord(caller, publisherId, nodeId, versionId);
   }
 
-  /** The review queue: versions with the statuses asked for (pending and flagged ones by default), oldest first. Admins. */
+  /** The review queue: versions with the statuses asked for (flagged ones by default), oldest first. Admins. */
   @Get('versions')
   @Authenticated({ admin: true })
   @ApiErrors(400)

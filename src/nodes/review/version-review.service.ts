@@ -88,7 +88,7 @@ export class VersionReviewService {
     return toVersionReviewDto(version, review, history);
   }
 
-  /** GET /versions: versions with the statuses asked for (else pending and flagged ones), oldest first. */
+  /** GET /versions: versions with the statuses asked for (else flagged ones), oldest first. */
   async queue(query: ReviewQueueQueryDto): Promise<ReviewQueueDto> {
     const [versions, total] = await this.nodeRows.versionQueue(query.statuses ?? QUEUE_STATUSES, (query.page - 1) * query.limit, query.limit);
     return { total, versions: versions.map(toNodeVersionDto), page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) };

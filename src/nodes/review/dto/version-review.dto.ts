@@ -67,7 +67,7 @@ export class ReviewQueueQueryDto extends PageQueryDto {
   @Max(100)
   override limit: number = 10;
 
-  /** Only versions with one of these statuses (repeat the parameter); without it, pending and flagged ones. */
+  /** Only versions with one of these statuses (repeat the parameter); without it, flagged ones (what waits for an admin). */
   @ApiProperty({ required: false, isArray: true, enum: NODE_VERSION_STATUSES })
   @IsOptional()
   @Transform(toQueryList)
