@@ -149,6 +149,9 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     }
     // The public registry's node read takes include_translations; translations are always shown.
     await t.http.get('/nodes/query-node').query({ include_translations: 'false' }).expect(200);
+    // Only the catalog takes `latest`: elsewhere it is refused, whatever the read cache holds for the bare path.
+    await t.http.get('/nodes/query-node').expect(200);
+    await t.http.get('/nodes/query-node').query({ latest: 'false' }).expect(400);
   });
 
   it.each([

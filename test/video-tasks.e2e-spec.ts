@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
 import { EarlyUpstreamStatusEntity } from '../src/video-proxy/entities/early-upstream-status.entity';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
+import { ReservationRecovery } from '../src/video-proxy/reservation-recovery';
 import { CallbackReceiver } from './support/callback-receiver';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
@@ -202,15 +203,35 @@ describe('Video task lifecycle', () => {
       expect(await t.dataSource.getRepository(EarlyUpstreamStatusEntity).countBy({ taskId })).toBe(0);
     });
 
-    it('keeps a state reported for a task it has not stored for an hour, then forgets it', async () => {
+    it('keeps a state reported for a task it has not stored for an hour, then the recovery sweep forgets it', async () => {
       const kept = t.dataSource.getRepository(EarlyUpstreamStatusEntity);
       const [never, later] = [`never-${randomUUID()}`, `later-${randomUUID()}`];
       await postUpstreamCallback(t, upstream.apiKey, { id: never, state: 'processing' }).expect(204);
+      await postUpstreamCallback(t, upstream.apiKey, { id: later, state: 'processing' }).expect(204);
       expect((await kept.findBy({ taskId: never })).map((row) => row.status)).toEqual([{ taskId: never, state: 'processing', errCode: null, creations: null }]);
       await kept.update({ taskId: never }, { receivedAt: new Date(Date.now() - 61 * 60_000) });
-      await postUpstreamCallback(t, upstream.apiKey, { id: later, state: 'processing' }).expect(204);
+      await t.app.get(ReservationRecovery).sweep();
       expect(await kept.countBy({ taskId: never })).toBe(0);
       expect(await kept.countBy({ taskId: later })).toBe(1);
+    });
+
+    it('applies with the recovery sweep a kept state its create left (it stopped just after storing the task)', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user);
+      // What a create that stopped between storing its task and applying the kept states leaves behind.
+      const status = { taskId, state: 'failed' as const, errCode: 'ModerationFailed', creations: null };
+      await t.dataSource.getRepository(EarlyUpstreamStatusEntity).insert({ taskId, status, receivedAt: new Date() });
+      await t.app.get(ReservationRecovery).sweep();
+      expect(await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId })).toMatchObject({ state: 'failed', errCode: 'ModerationFailed' });
+      expect(await balanceOf(user)).toBe(100);
+      expect(await t.dataSource.getRepository(EarlyUpstreamStatusEntity).countBy({ taskId })).toBe(0);
+    });
+
+    it('refuses a callback whose task id is longer than any it stores (128 characters)', async () => {
+      const taskId = 'x'.repeat(129);
+      const res = await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing' }).expect(400);
+      expect(res.body.message).toContain('not a task status');
+      expect(await t.dataSource.getRepository(EarlyUpstreamStatusEntity).countBy({ taskId })).toBe(0);
     });
 
     it('accepts a nonce once even when its deliveries race', async () => {

@@ -25,7 +25,7 @@ export class NodesController {
    * `latest_version` is the one that app should install.
    */
   @Get()
-  @CacheableRead()
+  @CacheableRead({ latestParam: true })
   @ApiErrors(400)
   list(@Query() query: NodeListQueryDto, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
     return this.nodes.list(query, caller);
@@ -37,7 +37,7 @@ export class NodesController {
    * name is close to it instead (typos), closest first.
    */
   @Get('search')
-  @CacheableRead()
+  @CacheableRead({ latestParam: true })
   @ApiErrors(400)
   search(@Query() query: NodeSearchQueryDto, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
     return this.nodes.search(query, caller);

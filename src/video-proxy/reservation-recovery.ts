@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { CreditsService } from '../users/credits.service';
 import { IdempotencyService } from './idempotency.service';
 import { videoConfig, VideoConfig } from './video.config';
+import { VideoTasksService } from './video-tasks.service';
 
 /** How long shutdown waits for a sweep in progress. */
 const SHUTDOWN_WAIT_MS = 5000;
@@ -27,6 +28,7 @@ export class ReservationRecovery implements OnApplicationBootstrap, BeforeApplic
   constructor(
     private readonly credits: CreditsService,
     private readonly idempotency: IdempotencyService,
+    private readonly tasks: VideoTasksService,
     @Inject(videoConfig.KEY) private readonly config: VideoConfig,
   ) {}
 
@@ -49,7 +51,7 @@ export class ReservationRecovery implements OnApplicationBootstrap, BeforeApplic
     clearTimeout(waited);
   }
 
-  /** Releases the reservations of interrupted creates; returns how many this call released. */
+  /** Releases the reservations of interrupted creates, and applies the states reported early to their tasks; returns how many reservations this call released. */
   async sweep(now = new Date()): Promise<number> {
     const cutoff = new Date(now.getTime() - this.config.VIDEO_UPSTREAM_TIMEOUT_MS - this.config.VIDEO_RESERVATION_GRACE_MS);
     const released = await this.credits.releaseInterrupted(cutoff, async (manager, reservation) => {
@@ -63,6 +65,8 @@ export class ReservationRecovery implements OnApplicationBootstrap, BeforeApplic
         'released the credit reservation of a create that was interrupted (its process stopped before finishing it)',
       );
     }
+    // A create interrupted just after storing its task may have left states the upstream reported early.
+    await this.tasks.applyKeptStatuses(now);
     return released.length;
   }
 

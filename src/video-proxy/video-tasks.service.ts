@@ -29,6 +29,8 @@ export type UpdateOutcome = 'changed' | 'unchanged' | 'unknown-task';
 
 /** How long a state reported before its task was stored is kept for it: far longer than a create takes to commit. */
 const EARLY_STATUS_RETENTION_MS = 60 * 60 * 1000;
+/** Tasks whose kept states one recovery sweep looks at. */
+const KEPT_STATUS_BATCH = 100;
 
 @Injectable()
 export class VideoTasksService {
@@ -101,17 +103,13 @@ export class VideoTasksService {
    * A state the upstream reported by callback. One for a task not stored yet
    * is kept and applied once the task is (applyEarlyStatuses): a fast upstream
    * can call back between its create reply and the commit that stores the
-   * task, and would not call again. Kept ones whose task never comes are
-   * dropped after EARLY_STATUS_RETENTION_MS.
+   * task, and would not call again. The recovery sweep applies what a
+   * create could not (applyKeptStatuses).
    */
   async receiveUpstreamStatus(status: UpstreamTaskStatus): Promise<UpdateOutcome | 'kept'> {
     const outcome = await this.applyUpstreamStatus(status);
     if (outcome !== 'unknown-task') return outcome;
-    const now = new Date();
-    await this.tx.run(async (manager) => {
-      await this.early.deleteReceivedBefore(manager, new Date(now.getTime() - EARLY_STATUS_RETENTION_MS));
-      await this.early.insert(manager, status, now);
-    });
+    await this.tx.run((manager) => this.early.insert(manager, status, new Date()));
     // The task may have been stored since it was looked for, and its create have found nothing kept: look again.
     await this.applyEarlyStatuses(status.taskId);
     return 'kept';
@@ -131,6 +129,20 @@ export class VideoTasksService {
       if ((await this.applyUpstreamStatus(status)) === 'unknown-task') return;
     }
     await this.tx.run((manager) => this.early.delete(manager, kept.map(({ id }) => id)));
+  }
+
+  /**
+   * The recovery sweep's part (ReservationRecovery): applies the kept states
+   * of tasks stored since, which their create did not (it failed, or its
+   * process stopped, just after storing the task), and forgets those kept
+   * longer than EARLY_STATUS_RETENTION_MS, whose task never came (another
+   * service's, or a create that failed).
+   */
+  async applyKeptStatuses(now = new Date()): Promise<void> {
+    await this.tx.run((manager) => this.early.deleteReceivedBefore(manager, new Date(now.getTime() - EARLY_STATUS_RETENTION_MS)));
+    for (const taskId of await this.early.keptTaskIds(KEPT_STATUS_BATCH)) {
+      await this.applyEarlyStatuses(taskId);
+    }
   }
 
   /**

@@ -37,19 +37,23 @@ export function replyEtag(body: string | Buffer): string {
 
 /** How long this route's replies may be served from the read cache; unset: CACHE_MAX_AGE_S. */
 const SERVER_TTL = 'http:read-cache-ttl-ms';
+/** The route takes `latest` (see CacheableReadOptions.latestParam). */
+const LATEST_PARAM = 'http:read-cache-latest-param';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * The request as the read cache keys it: the path as sent and the query
- * sorted, so parameter order does not matter, without `latest` (which
- * changes where the answer comes from, not what it is).
+ * sorted, so parameter order does not matter, without `latest` on a route
+ * that takes it (it changes where the answer comes from, not what it is).
+ * On another route `latest` stays in the key, like any parameter the route
+ * refuses: its 400 is never cached, nor answered by a cached 200.
  */
-function cacheKey(request: IncomingMessage): string {
-  const url = new URL(request.url ?? '/', 'http://cache.key');
-  url.searchParams.delete('latest');
-  url.searchParams.sort();
-  return `${url.pathname}?${url.searchParams.toString()}`;
+function cacheKey(url: URL, takesLatest: boolean): string {
+  const params = new URLSearchParams(url.searchParams);
+  if (takesLatest) params.delete('latest');
+  params.sort();
+  return `${url.pathname}?${params.toString()}`;
 }
 
 /**
@@ -86,9 +90,11 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
       addVary(response, 'Authorization');
     };
     if (!anonymous) return next.handle().pipe(tap(setHeaders));
-    const key = cacheKey(request);
+    const url = new URL(request.url ?? '/', 'http://cache.key');
+    const takesLatest = this.reflector.get<boolean | undefined>(LATEST_PARAM, context.getHandler()) === true;
+    const key = cacheKey(url, takesLatest);
     // `latest=true` asks for the database's answer (docs/api-rules.md §9.1), which then refreshes the cached one.
-    const cached = asksForLatest(request) ? undefined : this.cache.get(key);
+    const cached = takesLatest && url.searchParams.get('latest') === 'true' ? undefined : this.cache.get(key);
     if (cached !== undefined) {
       setHeaders();
       response.setHeader('Content-Type', JSON_CONTENT_TYPE);
@@ -118,10 +124,6 @@ function addVary(response: ServerResponse, field: string): void {
   }
 }
 
-function asksForLatest(request: IncomingMessage): boolean {
-  return new URL(request.url ?? '/', 'http://cache.key').searchParams.get('latest') === 'true';
-}
-
 function hasCredentials(headers: IncomingHttpHeaders): boolean {
   return headers.authorization !== undefined;
 }
@@ -133,12 +135,15 @@ export interface CacheableReadOptions {
    * never longer (CACHE_MAX_AGE_S=0 turns the cache off).
    */
   serverTtlMs?: number;
+  /** The route takes `latest`: `true` answers from the database (and refreshes the cached reply). */
+  latestParam?: boolean;
 }
 
 /** A public read: cacheable as above, with ETag and 304, and documented so. */
 export function CacheableRead(options: CacheableReadOptions = {}): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...(options.serverTtlMs === undefined ? [] : [SetMetadata(SERVER_TTL, options.serverTtlMs)]),
+    ...(options.latestParam ? [SetMetadata(LATEST_PARAM, true)] : []),
     UseInterceptors(PublicReadCacheInterceptor),
     ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag of an earlier reply: 304 without a body when the reply would be the same.' }),
     ApiResponse({ status: 304, description: 'Not modified: the ETag in If-None-Match still matches.' }),

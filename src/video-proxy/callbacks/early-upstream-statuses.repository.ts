@@ -17,6 +17,17 @@ export class EarlyUpstreamStatusesRepository {
     return this.dataSource.manager.find(EarlyUpstreamStatusEntity, { where: { taskId }, order: { id: 'ASC' } });
   }
 
+  /** Up to `limit` tasks with kept statuses. */
+  async keptTaskIds(limit: number): Promise<string[]> {
+    const rows = await this.dataSource.manager
+      .createQueryBuilder(EarlyUpstreamStatusEntity, 'kept')
+      .select('kept.taskId', 'taskId')
+      .distinct(true)
+      .limit(limit)
+      .getRawMany<{ taskId: string }>();
+    return rows.map(({ taskId }) => taskId);
+  }
+
   async delete(manager: EntityManager, ids: number[]): Promise<void> {
     if (ids.length > 0) await manager.delete(EarlyUpstreamStatusEntity, { id: In(ids) });
   }

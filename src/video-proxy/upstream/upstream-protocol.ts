@@ -54,12 +54,20 @@ export function isVideoTaskState(value: unknown): value is VideoTaskState {
   return typeof value === 'string' && (VIDEO_TASK_STATES as readonly string[]).includes(value);
 }
 
+/** The longest task id this service stores (the `task_id` columns). */
+const MAX_TASK_ID_LENGTH = 128;
+
+/** A task id this service could have stored. */
+function isTaskId(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_TASK_ID_LENGTH;
+}
+
 /** The client's reply from the upstream's 2xx body; undefined when the body is not a task. */
 export function parseTaskReply(body: unknown): VideoTaskReplyDto | undefined {
   if (!isRecord(body)) return undefined;
   const credits = parseCredits(body.credits);
   const taskId = body.task_id;
-  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 128 || !isVideoTaskState(body.state) || credits === undefined) {
+  if (!isTaskId(taskId) || !isVideoTaskState(body.state) || credits === undefined) {
     return undefined;
   }
   const reply: VideoTaskReplyDto = { task_id: taskId, state: body.state, credits };
@@ -94,7 +102,7 @@ export function parseTaskStatus(body: unknown): UpstreamTaskStatus | undefined {
   if (!isRecord(body)) return undefined;
   const taskId = body.id ?? body.task_id;
   const creations = parseCreations(body.creations);
-  if (typeof taskId !== 'string' || !taskId || !isVideoTaskState(body.state) || creations === undefined) {
+  if (!isTaskId(taskId) || !isVideoTaskState(body.state) || creations === undefined) {
     return undefined;
   }
   // eslint-disable-next-line no-control-regex -- control characters (NUL included) cannot be stored by PostgreSQL
