@@ -32,9 +32,10 @@ export class ComfyNodesController {
   @ApiOperation({
     description:
       '`version` is the semantic version (e.g. `1.2.0`) or the version’s id. `input_types`, `return_types` and ' +
-      '`return_names` are strings holding JSON text (`"[\\"IMAGE\\"]"`). 404 for an unknown or deleted node or version.',
+      '`return_names` are strings holding JSON text (`"[\\"IMAGE\\"]"`). 404 for an unknown or deleted node or version; ' +
+      '403 "node banned" for a banned node (but for admins).',
   })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 403, 404)
   list(
     @Param('nodeId') nodeId: string,
     @Param('version') version: string,
