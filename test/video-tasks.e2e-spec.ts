@@ -9,6 +9,7 @@ import { EarlyUpstreamStatusEntity } from '../src/video-proxy/entities/early-ups
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { ReservationRecovery } from '../src/video-proxy/reservation-recovery';
 import { CallbackReceiver } from './support/callback-receiver';
+import { holdCommits } from './support/commit-gate';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
 import { waitFor } from './support/server-process';
@@ -201,6 +202,29 @@ describe('Video task lifecycle', () => {
       expect(await balanceOf(user)).toBe(100);
       expect((await receiver.waitForTask(taskId)).body).toMatchObject({ task_id: taskId, state: 'failed' });
       expect(await t.dataSource.getRepository(EarlyUpstreamStatusEntity).countBy({ taskId })).toBe(0);
+    });
+
+    (process.env.TEST_DATABASE_URL ? it : it.skip)('applies a kept state when the task was stored while it was being kept (PostgreSQL)', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = `kept-late-${randomUUID()}`;
+      upstream.respondNext({ body: { task_id: taskId, state: 'created', credits: 10 }, delayMs: 300 });
+      const created = t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).then((res) => res);
+      await waitFor(() => upstream.requests.some((req) => req.method === 'POST'), 5_000, 'the create to reach the upstream');
+      // The callback finds no task and keeps its state, but that commit waits while the create stores the task
+      // and finds nothing kept: only the callback's second look can apply it.
+      const gate = await holdCommits(t.dataSource, 'early_upstream_statuses', `NEW."task_id" = '${taskId}'`, 'INSERT');
+      let callback: Promise<{ status: number }> | undefined;
+      try {
+        callback = postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'failed', err_code: 'E' }).then((res) => res);
+        await gate.reached();
+        expect((await created).status).toBe(200);
+        expect((await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId })).state).toBe('created');
+      } finally {
+        await gate.release();
+      }
+      expect((await callback)?.status).toBe(204);
+      expect((await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId })).state).toBe('failed');
+      expect(await balanceOf(user)).toBe(100);
     });
 
     it('keeps a state reported for a task it has not stored for an hour, then the recovery sweep forgets it', async () => {

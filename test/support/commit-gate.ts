@@ -10,14 +10,14 @@ export interface CommitGate {
 }
 
 /**
- * Holds back the commit of every transaction that updates a matching row of
- * `table` until released (PostgreSQL only: a deferred constraint trigger
+ * Holds back the commit of every transaction that updates (or, with `event`
+ * INSERT, inserts) a matching row of `table` until released (PostgreSQL only: a deferred constraint trigger
  * waits on an advisory lock the gate holds). The application's code runs
  * unchanged up to its COMMIT, so a test can run another unit of work in
  * the window between a write and its commit, where races live. Scope `when`
  * (`NEW."task_id" = '…'`) to the test's own rows.
  */
-export async function holdCommits(dataSource: DataSource, table: string, when: string): Promise<CommitGate> {
+export async function holdCommits(dataSource: DataSource, table: string, when: string, event: 'UPDATE' | 'INSERT' = 'UPDATE'): Promise<CommitGate> {
   const name = `commit_gate_${randomBytes(6).toString('hex')}`;
   const key = randomInt(1, 2 ** 31 - 1);
   const holder: QueryRunner = dataSource.createQueryRunner();
@@ -27,7 +27,7 @@ export async function holdCommits(dataSource: DataSource, table: string, when: s
     `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock_shared(${key}); RETURN NULL; END $$`,
   );
   await dataSource.query(
-    `CREATE CONSTRAINT TRIGGER ${name} AFTER UPDATE ON "${table}" DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}()`,
+    `CREATE CONSTRAINT TRIGGER ${name} AFTER ${event} ON "${table}" DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}()`,
   );
   let released = false;
   return {
