@@ -347,6 +347,19 @@ describe('Nodes', () => {
       expect(res.body.translations).toEqual(translations);
     });
 
+    it('merges translations into the stored ones (JSON merge-patch): a member set to null goes, the others stay', async () => {
+      const put = (translations: object | null) => t.http.put(nodeUrl(f)).set(f.owner.auth).send({ translations }).expect(200);
+      await put(null);
+      await put({ de: { name: 'Ein Knoten', description: 'Knoten' }, fr: { name: 'Un nœud' } });
+      const merged = await put({ de: { name: 'Der Knoten' }, ja: { name: 'ノード' } });
+      expect(merged.body.translations).toEqual({ de: { name: 'Der Knoten', description: 'Knoten' }, fr: { name: 'Un nœud' }, ja: { name: 'ノード' } });
+      const removed = await put({ fr: null, de: { description: null } });
+      expect(removed.body.translations).toEqual({ de: { name: 'Der Knoten' }, ja: { name: 'ノード' } });
+      expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.translations).toEqual(removed.body.translations);
+      await put(null);
+      expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body).not.toHaveProperty('translations');
+    });
+
     it.each([
       ['status', 'NodeStatusBanned'],
       ['status_detail', 'spam'],

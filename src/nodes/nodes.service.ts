@@ -31,7 +31,8 @@ import {
 } from './dto/node.dto';
 import { BulkNodeVersionResultDto, BulkNodeVersionsDto, NodeVersionIdentifierDto } from './dto/bulk-versions.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
-import { NodeField, NODE_FIELD_PROPERTIES, patchValue, toNodeDto, toNodeVersionDto } from './dto/node.mapper';
+import { isPlainObject } from '../common/validation/merge-patch';
+import { MERGED_FIELDS, NodeField, NODE_FIELD_PROPERTIES, patchValue, toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity, NodeStatus } from './entities/node.entity';
 import { parseCatalogSort } from './catalog-sort';
@@ -359,10 +360,16 @@ export class NodesService {
    * changed), so writers of a popular node hold its row only for that one
    * statement, and the reply is read after it. Admin-only fields a
    * non-admin resent unchanged are not written, so a concurrent admin
-   * change to them is never undone.
+   * change to them is never undone. A patch that merges into a stored
+   * object (translations) runs under the node's row lock instead: the merge
+   * must start from the row as it is.
    */
   async update(caller: Principal, publisherId: string, nodeId: string, input: UpdateNodeDto): Promise<NodeDto> {
     assertBodyIdMatches(nodeId, input);
+    if ([...MERGED_FIELDS].some((field) => isPlainObject(input[field]))) {
+      const patched = await this.tx.run((manager) => this.patchNode(manager, caller, publisherId, nodeId, input));
+      return this.displayAfterWrite(patched.id);
+    }
     const { node, publisher } = await retryOnStaleRead(async () => {
       const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
       const read = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found);
@@ -705,7 +712,8 @@ export class NodesService {
     if (caller.isAdmin) return;
     for (const field of ADMIN_ONLY_NODE_FIELDS) {
       const value = input[field];
-      if (value !== undefined && !sameValue(patchValue(field, value), node[NODE_FIELD_PROPERTIES[field]])) {
+      const current = node[NODE_FIELD_PROPERTIES[field]];
+      if (value !== undefined && !sameValue(patchValue(field, value, current), current)) {
         throw new ForbiddenException(`only admins may change '${field}'`);
       }
     }
@@ -717,7 +725,7 @@ export class NodesService {
     for (const [field, column] of Object.entries(NODE_FIELD_PROPERTIES) as [NodeField, keyof NodeEntity][]) {
       const value = input[field];
       if (value !== undefined && !unwritten.includes(field)) {
-        Object.assign(changes, { [column]: patchValue(field, value) });
+        Object.assign(changes, { [column]: patchValue(field, value, node[column]) });
       }
     }
     Object.assign(node, changes);

@@ -58,7 +58,8 @@ export class PublisherNodesController {
   @Authenticated()
   @ApiOperation({
     description:
-      'Partial update (JSON merge-patch): omitted fields stay, `null` clears a field, arrays are replaced whole; ' +
+      'Partial update (JSON merge-patch): omitted fields stay, `null` clears a field, arrays are replaced whole, ' +
+      '`translations` is merged into the stored object (a member set to `null` is removed); ' +
       '`name` cannot be cleared. Server-managed fields (`created_at`, `downloads`, `github_stars`, `rating`, ' +
       '`latest_version`, `publisher`) are accepted and ignored, so a GET → edit → PUT round trip works. ' +
       'Admin-only fields (`status`, `status_detail`, `tags_admin`, `search_ranking`, `preempted_app_node_names`) ' +

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsUrl, ValidateIf, ValidationOptions, registerDecorator } from 'class-validator';
+import { isPlainObject } from './merge-patch';
 
 /**
  * A property decorator from a predicate and a message (written with the
@@ -47,16 +48,16 @@ export function NotNullable(): PropertyDecorator {
   );
 }
 
-/** A JSON object whose every value is itself a JSON object (e.g. translations per language). */
-export function IsObjectOfObjects(options: ValidationOptions = {}): PropertyDecorator {
+/**
+ * A merge-patch of a JSON object whose every value is itself a JSON object
+ * (e.g. translations per language): each value an object, or null to remove
+ * that member (see mergePatch).
+ */
+export function IsObjectOfObjectsPatch(options: ValidationOptions = {}): PropertyDecorator {
   return customRule(
-    'isObjectOfObjects',
-    (value) => isPlainObject(value) && Object.values(value).every((inner) => isPlainObject(inner)),
-    (property) => `${property} must be an object whose values are objects`,
+    'isObjectOfObjectsPatch',
+    (value) => isPlainObject(value) && Object.values(value).every((inner) => inner === null || isPlainObject(inner)),
+    (property) => `${property} must be an object whose values are objects (or null, which removes one)`,
     options,
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -22,7 +22,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { AdminOnly } from '../../common/validation/admin-only';
 import { toQueryBoolean, toQueryInteger, toQueryList } from '../../common/pagination/page-query.dto';
-import { IsHttpUrl, IsObjectOfObjects, NotNullable, Nullable } from '../../common/validation/validators';
+import { IsHttpUrl, IsObjectOfObjectsPatch, NotNullable, Nullable } from '../../common/validation/validators';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
 import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
 import { NODE_STATUSES, NodeStatus } from '../entities/node.entity';
@@ -113,10 +113,13 @@ export class NodeFieldsDto {
   @OptionalText(256)
   supported_app_frontend_version?: string | null;
 
-  /** Translations of node metadata per language: an object of objects, e.g. {"de": {"name": "..."}}. */
+  /**
+   * Translations of node metadata per language: an object of objects, e.g. {"de": {"name": "..."}}, merged into
+   * the node's as a JSON merge-patch (a language set to null is removed; null clears them all).
+   */
   @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: { type: 'object' } })
   @Nullable()
-  @IsObjectOfObjects()
+  @IsObjectOfObjectsPatch()
   translations?: Record<string, Record<string, unknown>> | null;
 
   /** Admin only. */
@@ -164,7 +167,7 @@ export class CreateNodeDto extends NodeFieldsDto {
 
 /**
  * Partial update (JSON merge-patch): omitted fields stay, null clears, arrays
- * are replaced whole. Server-managed fields are accepted and ignored so a GET
+ * are replaced whole, translations are merged. Server-managed fields are accepted and ignored so a GET
  * → edit → PUT round trip works.
  */
 export class UpdateNodeDto extends NodeFieldsDto {

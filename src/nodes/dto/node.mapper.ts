@@ -1,3 +1,4 @@
+import { mergePatch } from '../../common/validation/merge-patch';
 import { isoTime } from '../../common/replies/iso-time';
 import { absentIfNull } from '../../common/replies/omit-absent';
 import { toPublisherDto } from '../../publishers/dto/publisher.mapper';
@@ -104,7 +105,11 @@ const ARRAY_FIELDS = new Set<NodeField>([
   'preempted_app_node_names',
 ]);
 
-/** The value a merge-patch field sets: null clears (arrays become empty). */
-export function patchValue(field: NodeField, value: unknown): unknown {
-  return value === null && ARRAY_FIELDS.has(field) ? [] : value;
+/** Fields whose object value is merged into the stored one (RFC 7396), not put in its place. */
+export const MERGED_FIELDS = new Set<NodeField>(['translations']);
+
+/** The value a merge-patch field sets over `current`: null clears (arrays become empty), a merged field's object is merged. */
+export function patchValue(field: NodeField, value: unknown, current: unknown): unknown {
+  if (value === null) return ARRAY_FIELDS.has(field) ? [] : null;
+  return MERGED_FIELDS.has(field) ? mergePatch(current, value) : value;
 }
