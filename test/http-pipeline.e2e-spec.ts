@@ -152,6 +152,11 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     // Only the catalog takes `latest`: elsewhere it is refused, whatever the read cache holds for the bare path.
     await t.http.get('/nodes/query-node').expect(200);
     await t.http.get('/nodes/query-node').query({ latest: 'false' }).expect(400);
+    // The catalog takes `latest` as true or false only, whatever the read cache holds for the bare path.
+    await t.http.get('/nodes').expect(200);
+    for (const latest of ['yes', '', '1']) await t.http.get('/nodes').query({ latest }).expect(400);
+    await t.http.get('/nodes?latest=false&latest=x').expect(400);
+    await t.http.get('/nodes').query({ latest: 'false' }).expect(200);
   });
 
   it.each([
@@ -246,7 +251,8 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     });
 
     it('marks no reply field nullable: only merge-patch request bodies take null', () => {
-      const nullable = schemaPaths((schema) => schema.nullable === true).map((path) => path.replace(/\/properties\/[^/]+$/, ''));
+      // A property, or the values of a property's object (a merge-patch removes a member with null).
+      const nullable = schemaPaths((schema) => schema.nullable === true).map((path) => path.replace(/\/properties\/[^/]+(\/additionalProperties)?$/, ''));
       expect([...new Set(nullable)]).toEqual([
         '/components/schemas/CreatePublisherDto',
         '/components/schemas/UpdatePublisherDto',

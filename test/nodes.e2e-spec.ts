@@ -356,8 +356,34 @@ describe('Nodes', () => {
       const removed = await put({ fr: null, de: { description: null } });
       expect(removed.body.translations).toEqual({ de: { name: 'Der Knoten' }, ja: { name: 'ノード' } });
       expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.translations).toEqual(removed.body.translations);
+      expect((await put({ de: null, ja: null })).body.translations).toEqual({});
       await put(null);
       expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body).not.toHaveProperty('translations');
+    });
+
+    it('refuses translations that would pass 1 MiB once merged, changing nothing', async () => {
+      const put = (translations: object | null) => t.http.put(nodeUrl(f)).set(f.owner.auth).send({ translations });
+      await put(null).expect(200);
+      await put({ de: { description: 'd'.repeat(600_000) } }).expect(200);
+      const res = await put({ fr: { description: 'f'.repeat(600_000) } }).expect(400);
+      expect(res.body.message).toBe('translations would be larger than 1 MiB of JSON once merged');
+      expect(Object.keys((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.translations as object)).toEqual(['de']);
+      await put(null).expect(200);
+    });
+
+    it('merges translations for a member resending admin-only fields unchanged, and refuses one changing them', async () => {
+      const { body: current } = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      const admin = { search_ranking: current.search_ranking, status: current.status };
+      await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ translations: null }).expect(200);
+      const merged = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ ...admin, translations: { de: { name: 'Knoten' } } }).expect(200);
+      expect(merged.body.translations).toEqual({ de: { name: 'Knoten' } });
+      const refused = await t.http
+        .put(nodeUrl(f))
+        .set(f.owner.auth)
+        .send({ search_ranking: (current.search_ranking as number) + 1, translations: { fr: { name: 'Nœud' } } })
+        .expect(403);
+      expect(refused.body.message).toBe("only admins may change 'search_ranking'");
+      expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.translations).toEqual({ de: { name: 'Knoten' } });
     });
 
     it.each([

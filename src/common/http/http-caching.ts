@@ -51,7 +51,9 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  */
 function cacheKey(url: URL, takesLatest: boolean): string {
   const params = new URLSearchParams(url.searchParams);
-  if (takesLatest) params.delete('latest');
+  // Only a value the route accepts: an invalid one stays in the key, so its 400 is never answered by a cached 200.
+  const latest = params.getAll('latest');
+  if (takesLatest && latest.length === 1 && (latest[0] === 'true' || latest[0] === 'false')) params.delete('latest');
   params.sort();
   return `${url.pathname}?${params.toString()}`;
 }

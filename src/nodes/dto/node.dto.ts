@@ -114,10 +114,11 @@ export class NodeFieldsDto {
   supported_app_frontend_version?: string | null;
 
   /**
-   * Translations of node metadata per language: an object of objects, e.g. {"de": {"name": "..."}}, merged into
-   * the node's as a JSON merge-patch (a language set to null is removed; null clears them all).
+   * Translations of node metadata per language: an object of objects, e.g. {"de": {"name": "..."}}, applied as a
+   * JSON merge-patch of the node's (a language, or a member of one, set to null is removed; null clears them all).
+   * At most 1 MiB of JSON once merged.
    */
-  @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: { type: 'object' } })
+  @ApiProperty({ required: false, nullable: true, type: Object, additionalProperties: { type: 'object', nullable: true } })
   @Nullable()
   @IsObjectOfObjectsPatch()
   translations?: Record<string, Record<string, unknown>> | null;

@@ -1,3 +1,5 @@
+import { BadRequestException } from '@nestjs/common';
+import { MIB } from '../../common/http/json-body-limits';
 import { mergePatch } from '../../common/validation/merge-patch';
 import { isoTime } from '../../common/replies/iso-time';
 import { absentIfNull } from '../../common/replies/omit-absent';
@@ -108,8 +110,16 @@ const ARRAY_FIELDS = new Set<NodeField>([
 /** Fields whose object value is merged into the stored one (RFC 7396), not put in its place. */
 export const MERGED_FIELDS = new Set<NodeField>(['translations']);
 
+/** What a merged field may hold once merged: one request's worth, so PUT after PUT cannot grow it without end. */
+const MAX_MERGED_BYTES = MIB;
+
 /** The value a merge-patch field sets over `current`: null clears (arrays become empty), a merged field's object is merged. */
 export function patchValue(field: NodeField, value: unknown, current: unknown): unknown {
   if (value === null) return ARRAY_FIELDS.has(field) ? [] : null;
-  return MERGED_FIELDS.has(field) ? mergePatch(current, value) : value;
+  if (!MERGED_FIELDS.has(field)) return value;
+  const merged = mergePatch(current, value);
+  if (Buffer.byteLength(JSON.stringify(merged)) > MAX_MERGED_BYTES) {
+    throw new BadRequestException(`${field} would be larger than 1 MiB of JSON once merged`);
+  }
+  return merged;
 }
