@@ -31,7 +31,7 @@ import {
 } from './dto/node.dto';
 import { BulkNodeVersionResultDto, BulkNodeVersionsDto, NodeVersionIdentifierDto } from './dto/bulk-versions.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
-import { isPlainObject } from '../common/validation/merge-patch';
+import { isPlainObject } from '../common/validation/plain-object';
 import { MERGED_FIELDS, NodeField, NODE_FIELD_PROPERTIES, patchValue, toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity, NodeStatus } from './entities/node.entity';

@@ -1,13 +1,10 @@
 import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
+import { isPlainObject } from '../common/validation/plain-object';
 import { StrictValidationPipe } from '../common/validation/validation.pipe';
 import { CreateNodeVersionDto } from './dto/node-version.dto';
 import { PublishNodeVersionDto } from './dto/publish.dto';
 
 type Fields = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The publishing CLI's names of two version ranges → this API's (docs/api-rules.md §9.0). A Map: no prototype keys to look up. */
 const OWN_NAMES = new Map([
@@ -61,16 +58,16 @@ export class PublishBodyPipe implements PipeTransform {
   private readonly validation = new StrictValidationPipe();
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const cliForm = isRecord(value) && ('personal_access_token' in value || 'node_version' in value);
+    const cliForm = isPlainObject(value) && ('personal_access_token' in value || 'node_version' in value);
     let body = value;
     if (cliForm) {
       const { node, node_version } = value;
       body = {
         ...value,
-        ...(isRecord(node) ? { node: fromCli(node, 'node.', unsetInNode) } : {}),
-        ...(isRecord(node_version) ? { node_version: fromCli(node_version, 'node_version.', unsetInVersion) } : {}),
+        ...(isPlainObject(node) ? { node: fromCli(node, 'node.', unsetInNode) } : {}),
+        ...(isPlainObject(node_version) ? { node_version: fromCli(node_version, 'node_version.', unsetInVersion) } : {}),
       };
-    } else if (isRecord(value)) {
+    } else if (isPlainObject(value)) {
       body = withOwnNames(value, '');
     }
     return this.validation.transform(body, {

@@ -1,3 +1,5 @@
+import { isPlainObject } from './plain-object';
+
 /**
  * JSON merge-patch (RFC 7396 §2, MergePatch): an object in the patch is
  * merged into the target's, member by member, recursively; a null member
@@ -12,8 +14,4 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     else merged[name] = mergePatch(merged[name], value);
   }
   return merged;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

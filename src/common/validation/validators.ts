@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsUrl, ValidateIf, ValidationOptions, registerDecorator } from 'class-validator';
-import { isPlainObject } from './merge-patch';
+import { isPlainObject } from './plain-object';
 
 /**
  * A property decorator from a predicate and a message (written with the

@@ -6,6 +6,7 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { TooManyRequestsException } from '../../common/errors/too-many-requests.exception';
+import { isPlainObject } from '../../common/validation/plain-object';
 import { MOVEMENT_AMPLITUDES, VIDEO_STYLES } from '../dto/create-video-task.dto';
 import { VideoTaskReplyDto } from '../dto/video-task.dto';
 import { VIDEO_TASK_STATES, VideoCreation, VideoTaskState } from '../entities/video-task.entity';
@@ -40,10 +41,6 @@ const ECHO_FIELDS: Record<keyof Omit<VideoTaskReplyDto, 'task_id' | 'state' | 'c
 
 const MAX_ECHOED_MESSAGE = 500;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** `credits` arrives as a number or a numeric string; anything else is a malformed reply. */
 export function parseCredits(value: unknown): number | undefined {
   const number = typeof value === 'string' && /^\s*\d+(\.0+)?\s*$/.test(value) ? Number(value) : value;
@@ -64,7 +61,7 @@ function isTaskId(value: unknown): value is string {
 
 /** The client's reply from the upstream's 2xx body; undefined when the body is not a task. */
 export function parseTaskReply(body: unknown): VideoTaskReplyDto | undefined {
-  if (!isRecord(body)) return undefined;
+  if (!isPlainObject(body)) return undefined;
   const credits = parseCredits(body.credits);
   const taskId = body.task_id;
   if (!isTaskId(taskId) || !isVideoTaskState(body.state) || credits === undefined) {
@@ -90,7 +87,7 @@ function parseCreations(value: unknown): VideoCreation[] | null | undefined {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) return undefined;
   const creations = value.map((item: unknown) =>
-    isRecord(item) && typeof item.id === 'string' && typeof item.url === 'string'
+    isPlainObject(item) && typeof item.id === 'string' && typeof item.url === 'string'
       ? { id: item.id, url: item.url, cover_url: typeof item.cover_url === 'string' ? item.cover_url : '' }
       : undefined,
   );
@@ -99,7 +96,7 @@ function parseCreations(value: unknown): VideoCreation[] | null | undefined {
 
 /** A task query reply or callback body (`{id, state, err_code, creations, ...}`); undefined when malformed. */
 export function parseTaskStatus(body: unknown): UpstreamTaskStatus | undefined {
-  if (!isRecord(body)) return undefined;
+  if (!isPlainObject(body)) return undefined;
   const taskId = body.id ?? body.task_id;
   const creations = parseCreations(body.creations);
   if (!isTaskId(taskId) || !isVideoTaskState(body.state) || creations === undefined) {
@@ -112,14 +109,14 @@ export function parseTaskStatus(body: unknown): UpstreamTaskStatus | undefined {
 }
 
 function upstreamMessage(body: unknown, apiKey: string): string {
-  const text = isRecord(body) ? (body.message ?? body.reason ?? body.code) : undefined;
+  const text = isPlainObject(body) ? (body.message ?? body.reason ?? body.code) : undefined;
   const message = typeof text === 'string' && text.trim() ? text.trim().slice(0, MAX_ECHOED_MESSAGE) : 'no reason given';
   return apiKey ? message.split(apiKey).join('[redacted]') : message;
 }
 
 function isCreditExhaustion(status: number, body: unknown): boolean {
   if (status === 402) return true;
-  if (!isRecord(body)) return false;
+  if (!isPlainObject(body)) return false;
   return [body.code, body.reason].some((value) => typeof value === 'string' && /credit/i.test(value));
 }
 
@@ -158,7 +155,7 @@ export function upstreamFailure(
 
 /** A cancel's 2xx reply is `{}` (any JSON object will do); anything else is malformed. */
 export function isCancelAccepted(body: unknown): boolean {
-  return isRecord(body);
+  return isPlainObject(body);
 }
 
 /**
