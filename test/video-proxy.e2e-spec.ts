@@ -310,6 +310,17 @@ describe('POST /proxy/video/reference2video', () => {
       expect(await balanceOf(user)).toBe(90);
     });
 
+    it('replays the upstream’s refusal of the request: no second upstream call, no charge', async () => {
+      const user = await t.createUser({ credits: 100 });
+      upstream.respondNext({ status: 422, body: { message: 'image too small' } });
+      const first = await create(user, { duration: 2 }, { 'Idempotency-Key': 'refused' }).expect(400);
+      expect(first.body.message).toContain('image too small');
+      const again = await create(user, { duration: 2 }, { 'Idempotency-Key': 'refused' }).expect(400);
+      expect({ ...again.body, requestId: undefined }).toEqual({ ...first.body, requestId: undefined });
+      expect(upstream.requests).toHaveLength(1);
+      expect(await balanceOf(user)).toBe(100);
+    });
+
     it('rejects malformed keys', async () => {
       const user = await t.createUser({ credits: 100 });
       await create(user, { duration: 2 }, { 'Idempotency-Key': 'has space' }).expect(400);

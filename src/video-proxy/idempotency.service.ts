@@ -44,8 +44,9 @@ export type IdempotencyClaim = { replay: Record<string, unknown> } | { claimId: 
  * Once the upstream has created a task, a retry must never create another:
  * the task row names the claim it was created under (stored in the same
  * transaction as the task and its charge), so a claim whose reply could not
- * be recorded still replays that task; and a claim is freed only by a failure
- * before the upstream accepted.
+ * be recorded still replays that task. The upstream's refusal of the request
+ * is replayed too; a claim is freed only by another failure before the
+ * upstream accepted (no credit, the upstream busy, down or silent).
  */
 @Injectable()
 export class IdempotencyService {
@@ -96,9 +97,10 @@ export class IdempotencyService {
   }
 
   /**
-   * The upstream created a task that could not be recorded: retries get the
-   * same error rather than a second upstream task. If even this write fails
-   * the claim stays in flight (409 for retries): never freed.
+   * A failure that a retry must get again rather than run anew: the upstream
+   * created a task that could not be recorded (a retry would create a second
+   * one), or it refused the request (it would refuse it again). If even this
+   * write fails the claim stays in flight (409 for retries): never freed.
    */
   async fail(claimId: string, error: HttpException): Promise<void> {
     const reply = { statusCode: error.getStatus(), message: error.message };

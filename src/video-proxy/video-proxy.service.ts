@@ -8,6 +8,7 @@ import { CreateVideoTaskDto } from './dto/create-video-task.dto';
 import { VideoTaskReplyDto } from './dto/video-task.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
 import { estimateCredits } from './pricing';
+import { UpstreamRejectionException } from './upstream/upstream-protocol';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { videoConfig, VideoConfig } from './video.config';
 import { maxDurationOf, VideoModel } from './video-models';
@@ -59,8 +60,9 @@ export class VideoProxyService {
     try {
       reply = await this.forward(caller, request, { claimId: claim.claimId, key: idempotencyKey });
     } catch (error) {
-      // Only a failure before the upstream accepted may free the key: after it, a retry would create a second task.
-      if (error instanceof UnrecordedTaskException) {
+      // A retry after the upstream accepted would create a second task, and after it refused the request it would be
+      // refused again: both answers are kept for replay. Other failures (no credit, the upstream busy or down) free the key.
+      if (error instanceof UnrecordedTaskException || error instanceof UpstreamRejectionException) {
         await this.idempotency.fail(claim.claimId, error);
       } else {
         await this.idempotency.release(claim.claimId);

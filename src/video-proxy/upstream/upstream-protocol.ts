@@ -129,6 +129,16 @@ export function retryAfterSeconds(header: unknown, now = Date.now()): number {
 }
 
 /**
+ * The upstream refused the request itself (its 400 or 422): the same request
+ * would be refused again, so an Idempotency-Key replays this answer.
+ */
+export class UpstreamRejectionException extends BadRequestException {
+  constructor(upstreamMessage: string) {
+    super(`the video model rejected the request: ${upstreamMessage}`);
+  }
+}
+
+/**
  * The contract's mapping of upstream failures. The proxy's own credentials
  * are never echoed: a 401/403 from the upstream says nothing of them.
  */
@@ -142,7 +152,7 @@ export function upstreamFailure(
     return new ServiceUnavailableException('the video service is out of credits; try again later');
   }
   if (status === 400 || status === 422) {
-    return new BadRequestException(`the video model rejected the request: ${upstreamMessage(body, apiKey)}`);
+    return new UpstreamRejectionException(upstreamMessage(body, apiKey));
   }
   if (status === 401 || status === 403) {
     return new BadGatewayException('the video service refused this proxy’s credentials');
