@@ -184,6 +184,9 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
 
   describe('what nothing may get past', () => {
     const aws = () => clean({ 'pack/config.py': `KEY = "${AWS_KEY}"\n` });
+    /** A clean archive for the version, uploaded by `user`. */
+    const archiveUpload = (f: PublisherFixture, user: TestUser, version = '1.0.0') =>
+      t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/${version}/archive`).set(user.auth).set('Content-Type', 'application/zip').send(clean());
 
     it('a version blocked by its checks stays blocked: not through a ban and back, nor through a new archive', async () => {
       const { f } = await reviewedUpload(aws());
@@ -193,16 +196,28 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       const oldRoute = t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`).set(admin.auth);
       await oldRoute.send({ status: 'NodeVersionStatusActive' }).expect(409);
       expect((await versionOf(t, f, '1.0.0')).status).toBe('NodeVersionStatusBanned');
+      const upload = await archiveUpload(f, admin).expect(409);
+      expect(upload.body.message).toContain('blocked by its checks');
+      expect((await versionOf(t, f, '1.0.0')).status).toBe('NodeVersionStatusBanned');
+    });
+
+    it('an admin’s new archive does not clear what the checks blocked, nor revive a deleted version', async () => {
+      const { f } = await reviewedUpload(aws());
+      const blocked = await archiveUpload(f, admin).expect(409);
+      expect(blocked.body.message).toContain('publish a new version');
+      expect(await versionOf(t, f, '1.0.0')).toMatchObject({ status: 'NodeVersionStatusFlagged' });
+      await t.http.get(`/nodes/${f.nodeId}/install?version=1.0.0`).expect(404);
+
+      await addVersions(t, f, '1.0.1');
+      await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.1`).set(f.member.auth).expect(204);
+      const deleted = await archiveUpload(f, admin, '1.0.1').expect(409);
+      expect(deleted.body.message).toContain('deleted');
+      expect((await reviewOf(f, '1.0.1', admin)).status).toBe('NodeVersionStatusDeleted');
     });
 
     it('a flagged version takes no new archive from its members', async () => {
       const { f } = await reviewedUpload(aws());
-      const res = await t.http
-        .put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0/archive`)
-        .set(f.member.auth)
-        .set('Content-Type', 'application/zip')
-        .send(clean())
-        .expect(409);
+      const res = await archiveUpload(f, f.member).expect(409);
       expect(res.body.message).toContain('publish a new version');
       expect((await versionOf(t, f, '1.0.0')).status).toBe('NodeVersionStatusFlagged');
     });

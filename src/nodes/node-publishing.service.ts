@@ -8,6 +8,7 @@ import { TransactionRunner } from '../database/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { EXTRACT_PENDING } from './comfy-nodes/extract-status';
 import { ArchiveReview } from './review/archive-review';
+import { blockedByChecks } from './review/review-decision';
 import { CreateNodeVersionDto, NodeVersionDto } from './dto/node-version.dto';
 import { toNodeVersionDto } from './dto/node.mapper';
 import { PublishedNodeVersionDto, PublishNodeVersionDto } from './dto/publish.dto';
@@ -98,9 +99,14 @@ export class NodePublishingService {
     const lockWritableVersion = async (manager: EntityManager) => {
       const node = await this.nodes.lockPublisherNode(manager, caller, publisherId, nodeId);
       const version = await this.nodes.findWritableVersion(manager, caller, node, versionId);
-      // A flagged version waits for an admin (or was blocked for good): a new archive would clear that without one.
-      if (version.status === 'NodeVersionStatusFlagged' && !caller.isAdmin) {
-        throw new ConflictException(`version '${version.version}' is flagged (${version.statusReason ?? 'see its review'}): publish a new version`);
+      // A new archive would start the version's review anew: never for a version its checks blocked (final until a new
+      // version replaces it, whoever uploads and whatever its status since), nor a deleted one (final too); a flag
+      // waits for an admin, so a member's upload cannot clear it.
+      if (version.status === 'NodeVersionStatusDeleted') {
+        throw new ConflictException(`version '${version.version}' is deleted: publish a new version`);
+      }
+      if ((version.status === 'NodeVersionStatusFlagged' && !caller.isAdmin) || blockedByChecks(version, await this.history.findReview(version.id, manager))) {
+        throw new ConflictException(`version '${version.version}' is ${version.status === 'NodeVersionStatusFlagged' ? 'flagged' : 'blocked by its checks'} (${version.statusReason ?? 'see its review'}): publish a new version`);
       }
       return version;
     };
