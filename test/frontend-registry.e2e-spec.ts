@@ -179,14 +179,17 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
     it('orders by relevance: exact id, name prefix, a word of the name, the rest', async () => {
       const term = randomWord(9);
       await createNode(publisherId, owner, { id: `${term}-rest`, name: 'Unrelated', description: `mentions ${term}` });
-      await createNode(publisherId, owner, { id: `word-${term}`, name: `Super ${term} pack` });
+      await createNode(publisherId, owner, { id: `word-a-${term}`, name: `Super ${term} pack` });
+      // A word after punctuation is a word too; ties in §3's order (the id).
+      await createNode(publisherId, owner, { id: `word-b-${term}`, name: `Image/${term}` });
+      await createNode(publisherId, owner, { id: `word-c-${term}`, name: `Soft (${term})` });
       await createNode(publisherId, owner, { id: `prefix-${term}`, name: `${term}inator` });
       await createNode(publisherId, owner, { id: term, name: 'Exactly' });
       const { status, body } = await frontend.searchNodes({ search: term.toUpperCase(), page: 1, limit: 10 });
       expect(status).toBe(200);
       expectNoNulls(body);
-      expect(ids(body.nodes)).toEqual([term, `prefix-${term}`, `word-${term}`, `${term}-rest`]);
-      expect(body).toMatchObject({ total: 4, page: 1, limit: 10, totalPages: 1 });
+      expect(ids(body.nodes)).toEqual([term, `prefix-${term}`, `word-a-${term}`, `word-b-${term}`, `word-c-${term}`, `${term}-rest`]);
+      expect(body).toMatchObject({ total: 6, page: 1, limit: 10, totalPages: 1 });
     });
 
     it('finds close ids and names when a term of 4 or more characters matches nothing, and nothing for nonsense', async () => {

@@ -443,27 +443,29 @@ const LAST_VERSION_CHANGE = `(SELECT MAX(COALESCE(changed.updated_at, changed.cr
  */
 const LAST_CHANGED = `CASE WHEN ${LAST_VERSION_CHANGE} > node.updated_at THEN ${LAST_VERSION_CHANGE} ELSE node.updated_at END`;
 
+/** What separates the words of a name (besides a space), for search relevance: ASCII punctuation. */
+const WORD_SEPARATORS = [...'-_/\\()[]{}.,:;|+&"\'!?*#@<>=~`^$%'];
+
+/** `text` with every word separator turned into a space (`sql`: a SQL expression). */
+const separatorsToSpaces = (sql: string) => WORD_SEPARATORS.reduce((expr, separator) => `REPLACE(${expr}, '${separator.replace("'", "''")}', ' ')`, sql);
+
 /**
  * Search relevance (docs/api-rules.md §9.2), lower first: the id or name is
- * the term, the name starts with it, a word of the name (after a space, `-`
- * or `_`) does, anything else.
+ * the term, the name starts with it, a word of the name (after a space or
+ * punctuation) does, anything else.
  */
 const RELEVANCE_RANK = `CASE WHEN node.normalized_id = :relevanceExact OR LOWER(node.name) = :relevanceExact THEN 0
     WHEN LOWER(node.name) LIKE :relevancePrefix ESCAPE '!' THEN 1
-    WHEN LOWER(node.name) LIKE :relevanceWord ESCAPE '!' OR LOWER(node.name) LIKE :relevanceHyphenWord ESCAPE '!'
-      OR LOWER(node.name) LIKE :relevanceUnderscoreWord ESCAPE '!' THEN 2
+    WHEN ${separatorsToSpaces('LOWER(node.name)')} LIKE :relevanceWord ESCAPE '!' THEN 2
     ELSE 3 END`;
 
 /** RELEVANCE_RANK's parameters for a term. */
 function relevanceParameters(term: string): Record<string, string> {
-  const pattern = containsPattern(term);
-  const escaped = pattern.slice(1, -1);
+  const withSpaces = WORD_SEPARATORS.reduce((text, separator) => text.replaceAll(separator, ' '), term);
   return {
     relevanceExact: term.toLowerCase(),
-    relevancePrefix: `${escaped}%`,
-    relevanceWord: `% ${escaped}%`,
-    relevanceHyphenWord: `%-${escaped}%`,
-    relevanceUnderscoreWord: `%!_${escaped}%`,
+    relevancePrefix: containsPattern(term).slice(1),
+    relevanceWord: `% ${containsPattern(withSpaces).slice(1)}`,
   };
 }
 
