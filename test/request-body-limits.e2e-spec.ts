@@ -131,8 +131,20 @@ describe('Request bodies: the token before the body, limits while it streams in'
     expect((await put(gzipSync(JSON.stringify({ tags: ['compressed'] })), 'gzip')).status).toBe(200);
     expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.tags).toEqual(['compressed']);
     expectErrorBody((await put(Buffer.from('{}'), 'zstd')).body, 415, 'Unsupported Media Type');
-    expectErrorBody((await put(Buffer.from('not gzip at all'), 'gzip')).body, 400, 'Bad Request');
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const broken = await put(Buffer.from('not compressed at all'), encoding);
+      expectErrorBody(broken.body, 400, 'Bad Request');
+      expect(broken.body.message).toBe('the request body could not be decompressed');
+    }
     await t.http.put(path).set(f.owner.auth).send({ tags: [] }).expect(200);
+  });
+
+  it('refuses a malformed Content-Type parameter with 400, before any route', async () => {
+    for (const header of ['application/json; charset', 'application/json;;', 'application/json; a=b c']) {
+      const res = await sendBody(t, 'POST', '/bulk/nodes/versions', { 'Content-Type': header }, Buffer.from('{}'));
+      expectErrorBody(res.body, 400, 'Bad Request');
+      expect(res.body.message).toBe('the Content-Type header is malformed');
+    }
   });
 
   describe('the rest of a refused body', () => {

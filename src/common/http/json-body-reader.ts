@@ -33,12 +33,21 @@ function describeBytes(bytes: number): string {
   return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
 }
 
+/** The Content-Type header's parameters; 400 when they are malformed (type-is reads only the type before them). */
+function parameters(req: IncomingMessage): Record<string, string | undefined> {
+  try {
+    return contentType.parse(req).parameters;
+  } catch {
+    throw new BadRequestException('the Content-Type header is malformed');
+  }
+}
+
 /** 415 unless the body is JSON in UTF-8 (the only charset JSON allows on the wire, RFC 8259 §8.1). */
 function assertJson(req: IncomingMessage): void {
   if (!typeIs(req, JSON_TYPES)) {
     throw new UnsupportedMediaTypeException('request body must be application/json');
   }
-  const charset = contentType.parse(req).parameters.charset?.toLowerCase();
+  const charset = parameters(req).charset?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new UnsupportedMediaTypeException(`unsupported charset "${charset}": request bodies are UTF-8`);
   }
@@ -64,12 +73,13 @@ function stopReading(req: IncomingMessage, decoder: Transform | undefined): void
   }
 }
 
-function toHttpException(error: unknown, req: IncomingMessage): unknown {
+function toHttpException(error: unknown, req: IncomingMessage, decoding: boolean): unknown {
   if (error instanceof JsonLimitExceededError) return new PayloadTooLargeException(error.message);
   if (error instanceof MalformedJsonError) return new BadRequestException(error.message);
   // The client went away mid-body: nobody reads this reply, and the request log records the abort.
   if (req.destroyed && !req.complete) return new BadRequestException('the request body ended before it was complete');
-  if ((error as NodeJS.ErrnoException).code?.startsWith('Z_')) return new BadRequestException('the request body could not be decompressed');
+  // Anything else read through a decoder is the decoder refusing the bytes (zlib's Z_… errors, brotli's ERR_…).
+  if (decoding) return new BadRequestException('the request body could not be decompressed');
   return error;
 }
 
@@ -110,7 +120,7 @@ export async function readJsonBody(req: IncomingMessage, limits: JsonBodyLimits)
     limiter.end();
   } catch (error) {
     stopReading(req, decoder);
-    throw toHttpException(error, req);
+    throw toHttpException(error, req, decoder !== undefined);
   }
   try {
     return JSON.parse(Buffer.concat(chunks, size).toString('utf8'));
