@@ -207,6 +207,12 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
     while ((downloads = await downloadsOf(f.nodeId)) < 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(downloads).toBe(200);
     expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.downloads).toBe(200);
+
+    // Never a 304 (supertest: fetch would add `Cache-Control: no-cache`, which turns validation off by itself).
+    const etag = replies[0].headers.get('etag') ?? '';
+    await t.http.get(`/nodes/${f.nodeId}/install`).set('If-None-Match', etag).expect(200);
+    await flushDownloads();
+    expect(await downloadsOf(f.nodeId)).toBe(201);
   });
 
   describe('publishing with the body token', () => {

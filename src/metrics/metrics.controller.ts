@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '
 import { register } from 'prom-client';
 import { Public } from '../auth/authenticated.decorator';
 import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { NeverCached } from '../common/http/http-caching';
 import { SkipRateLimit } from '../common/http/rate-limit.module';
 import { MetricsTokenGuard } from './metrics-token.guard';
 
@@ -26,7 +27,7 @@ export const METRICS_SCHEME = 'metrics';
 export class MetricsController {
   @Get()
   @Header('Content-Type', register.contentType)
-  @Header('Cache-Control', 'no-store')
+  @NeverCached()
   @ApiOperation({
     summary: 'Prometheus metrics',
     description:

@@ -1,6 +1,6 @@
-import { Controller, Get, Header, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CacheableRead } from '../common/http/http-caching';
+import { CacheableRead, NeverCached } from '../common/http/http-caching';
 import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { NoQuery } from '../common/validation/no-query.pipe';
@@ -75,7 +75,7 @@ export class NodesController {
 
   /** The version to install, with its downloadUrl; counts one download. */
   @Get(':nodeId/install')
-  @Header('Cache-Control', 'no-store')
+  @NeverCached()
   @ApiOperation({
     description:
       'The node’s `latest_version` (chosen for `comfyui_version` and `form_factor` when given), or the version given ' +

@@ -2,6 +2,7 @@ import {
   applyDecorators,
   CallHandler,
   ExecutionContext,
+  Header,
   Inject,
   Injectable,
   INestApplication,
@@ -150,6 +151,27 @@ export function CacheableRead(options: CacheableReadOptions = {}): MethodDecorat
     ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag of an earlier reply: 304 without a body when the reply would be the same.' }),
     ApiResponse({ status: 304, description: 'Not modified: the ETag in If-None-Match still matches.' }),
   );
+}
+
+/**
+ * Conditional headers are dropped from a request to a NeverCached route: no
+ * cache keeps its replies, so there is nothing to revalidate, and every GET
+ * gets the full reply (Express would otherwise answer a matching
+ * If-None-Match with a 304, after the handler has run).
+ */
+@Injectable()
+export class UnconditionalInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const { headers } = context.switchToHttp().getRequest<IncomingMessage>();
+    delete headers['if-none-match'];
+    delete headers['if-modified-since'];
+    return next.handle();
+  }
+}
+
+/** A reply no cache may keep (Cache-Control: no-store), never a 304: for replies whose GET has an effect or must be current. */
+export function NeverCached(): MethodDecorator {
+  return applyDecorators(Header('Cache-Control', 'no-store'), UseInterceptors(UnconditionalInterceptor));
 }
 
 /** After each successful write (any method but GET and HEAD) of the route: public content changed (see PublicReadCache). */
