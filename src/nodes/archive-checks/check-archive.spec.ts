@@ -215,6 +215,23 @@ describe('checkArchive', () => {
     }
   });
 
+  it('reads UTF-16 text files for credentials, with or without a byte-order mark', async () => {
+    const text = `first line\nkey = "${AWS}"\n`;
+    const bigEndian = Buffer.from(text, 'utf16le').swap16();
+    const zip = craftZip([
+      { name: 'pack/__init__.py', content: INIT },
+      { name: 'pack/le.txt', content: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]), deflate: true },
+      { name: 'pack/be.txt', content: Buffer.concat([Buffer.from([0xfe, 0xff]), bigEndian]) },
+      { name: 'pack/no-bom.txt', content: Buffer.from(text, 'utf16le') },
+    ]);
+    const found = (await check(zip)).filter((finding) => finding.code === 'credentials');
+    expect(found.map(({ file, line }) => [file, line])).toEqual([
+      ['pack/le.txt', 2],
+      ['pack/be.txt', 2],
+      ['pack/no-bom.txt', 2],
+    ]);
+  });
+
   it('flags code run from decoded data, found with the Python parser, and modules it could not check', async () => {
     const loader = ['import base64', 'import zlib', '', '', 'def load(blob):', '    source = zlib.decompress(base64.b64decode(blob))', '    return source', '', '', 'PAYLOAD = "eJwrKMrMK1EwAAALrwKh"', '', 'exec(load(PAYLOAD).decode())', 'exec(zlib.decompress(base64.b64decode(PAYLOAD)))', ''];
     const big = `import base64\n${'# padding\n'.repeat(110_000)}exec(base64.b64decode(s))\n`;

@@ -8,6 +8,8 @@ const AWS = 'AKIAIOSFODNN7EXAMPLE';
 const GITHUB = `ghp_${'a1B2c3D4e5'.repeat(3)}a1B2c3`;
 const GITHUB_FINE_GRAINED = `github_pat_11ABCDEFG0${'x'.repeat(70)}`;
 const SLACK = 'xoxb-1234567890-abcdefghij';
+/** The other kinds of Slack token: client, cookie (URL-encoded), rotating refresh and configuration tokens. */
+const SLACK_KINDS = ['xoxc-1234567890-abcdefghij', 'xoxd-abcdefghij%2Fklmnop', 'xoxe-1-abcdefghijklmnopqrst', 'xoxe.xoxp-1-abcdefghijklmnop'];
 
 /** The findings for `text` streamed in `chunkSize`-byte chunks through LineBlocks, as (line, kind) pairs. */
 function scan(text: string, chunkSize = 1000): [number | undefined, string][] {
@@ -35,6 +37,7 @@ describe('SecretScan', () => {
       `SLACK=${SLACK}`, // 8
       `REGISTRY_TOKEN=${token}`, // 9
       `callback_secret: ${webhook}`, // 10
+      ...SLACK_KINDS.map((slack) => `slack = "${slack}"`), // 11…
     ].join('\n');
     const found = scan(text);
     expect(found).toEqual([
@@ -47,6 +50,7 @@ describe('SecretScan', () => {
       [8, 'a Slack token (its value is not shown)'],
       [9, 'an API token of this registry (its value is not shown)'],
       [10, 'a webhook signing secret of this registry (its value is not shown)'],
+      ...SLACK_KINDS.map((_, n): [number, string] => [11 + n, 'a Slack token (its value is not shown)']),
     ]);
     const said = JSON.stringify(found);
     for (const secret of [AWS, GITHUB, GITHUB_FINE_GRAINED, SLACK, token, webhook]) expect(said).not.toContain(secret.slice(4, 14));
@@ -60,6 +64,7 @@ describe('SecretScan', () => {
       'XAKIAIOSFODNN7EXAMPLE', // inside a longer word
       'ghp_short',
       'xoxb-123', // too short
+      'xoxo-and-kisses-from-me', // no kind of Slack token
       `${generateToken()}x`, // longer than a token
       generateToken().slice(0, -1), // shorter
       'nrt_' + 'A'.repeat(42) + 'B', // the last character cannot end 32 bytes of base64url

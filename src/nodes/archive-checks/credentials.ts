@@ -15,7 +15,9 @@ const SECRETS: readonly { kind: string; pattern: string }[] = [
   { kind: 'an AWS access key id', pattern: '\\bAKIA[0-9A-Z]{16}\\b' },
   // Personal (ghp_), OAuth (gho_), user-to-server (ghu_), server-to-server (ghs_), refresh (ghr_), fine-grained (github_pat_).
   { kind: 'a GitHub token', pattern: '\\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_\\w{22,})' },
-  { kind: 'a Slack token', pattern: '\\bxox[baprs]-[A-Za-z0-9-]{10,}' },
+  // Bot (xoxb), user (xoxp), app (xoxa), refresh (xoxr), legacy (xoxs), client and cookie (xoxc, xoxd, URL-encoded),
+  // rotating (xoxe-, xoxe.xoxp-): "xox…-" in the contract.
+  { kind: 'a Slack token', pattern: '\\bxox[abcdeprs](?:\\.xox[abcdeprs])?-[A-Za-z0-9%-]{10,}' },
   { kind: 'an API token of this registry', pattern: registrySecret(TOKEN_PREFIX) },
   // generateWebhookSecret's prefix.
   { kind: 'a webhook signing secret of this registry', pattern: registrySecret('whsec_') },
