@@ -90,9 +90,9 @@ async function seedDemo(
   await ignoreConflict(publishers.create(demo, DEMO_PUBLISHER));
   const base = `http://localhost:${port}`;
   for (const pack of DEMO_PACKS) {
-    await ignoreConflict(nodes.create(demo, DEMO_PUBLISHER.id, pack.node));
+    await ignoreConflict(nodes.create(demo, DEMO_PUBLISHER.id, pack.node, base));
     for (const version of pack.versions) {
-      await ignoreConflict(nodes.createVersion(demo, DEMO_PUBLISHER.id, pack.node.id, { ...version, changelog: `Release ${version.version}` }));
+      await ignoreConflict(nodes.createVersion(demo, DEMO_PUBLISHER.id, pack.node.id, { ...version, changelog: `Release ${version.version}` }, base));
       // Each version gets an archive, checked before it installs (the same bytes on every run, so the same file).
       // Again on a rerun (the same bytes, the same file); a flagged version keeps its archive (409, ignored).
       await ignoreConflict(publishing.addArchive(demo, DEMO_PUBLISHER.id, pack.node.id, version.version, demoArchive(pack, version.version), base));

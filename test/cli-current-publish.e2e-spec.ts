@@ -1,4 +1,3 @@
-import { AddressInfo } from 'node:net';
 import { reviewed } from './support/archive-uploads';
 import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
@@ -52,8 +51,7 @@ describe('Publishing with the CLI’s current body: its field names, empty value
 
   beforeAll(async () => {
     t = await TestApp.start();
-    await t.app.listen(0, '127.0.0.1');
-    baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    baseUrl = await t.listen();
   });
   beforeEach(async () => {
     f = await createPublisherWithNode(t);

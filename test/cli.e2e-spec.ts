@@ -88,7 +88,9 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
       // Installable right after the demo: its versions were published with archives.
       for (const [query, version] of [['', '1.10.0'], ['?version=1.9.0', '1.9.0']]) {
         const install = await t.http.get(`/nodes/demo-upscaler/install${query}`).expect(200);
-        expect(install.body).toMatchObject({ version, downloadUrl: expect.stringMatching(/^http:\/\/localhost:3000\/archives\/[0-9a-f]{64}\.zip$/) });
+        // On the origin the request reached, not the CLI's (which knew no address when it stored the archives).
+        const origin = await t.listen();
+        expect(install.body).toMatchObject({ version, downloadUrl: expect.stringMatching(new RegExp(`^${origin}/archives/[0-9a-f]{64}\\.zip$`)) });
         const archive = await t.http.get(new URL(install.body.downloadUrl).pathname).responseType('blob').expect(200);
         expect((archive.body as Buffer).subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'));
       }

@@ -30,7 +30,6 @@ describe('HTTP caching and compression of public reads (docs/api-rules.md §7)',
 
   beforeAll(async () => {
     t = await TestApp.start({ CACHE_MAX_AGE_S: '42', CORS_ORIGINS: 'https://a.example,https://b.example' });
-    await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer() as { address(): AddressInfo }).address().port;
     f = await createPublisherWithNode(t, { description: 'cached' });
     await addVersions(t, f, '1.0.0');

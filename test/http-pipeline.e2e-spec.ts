@@ -40,7 +40,6 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
 
   it('requests Node refuses (oversized headers, malformed HTTP or chunked body) get the error shape and a request id', async () => {
     const server = t.app.getHttpServer() as Server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
       const exchange = (raw: string) =>
@@ -75,7 +74,7 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
       // Behind a complete request whose reply is pending, a 400 would read as that request's answer: the connection closes instead.
       expect(await exchange('GET /health HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP\r\n\r\n')).not.toContain('400 Bad Request');
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
     }
   });
 

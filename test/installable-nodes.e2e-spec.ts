@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { AddressInfo } from 'node:net';
 import { DownloadCounter } from '../src/nodes/download-counter';
 import { NodeVersionEntity } from '../src/nodes/entities/node-version.entity';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
@@ -23,8 +22,7 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
 
   beforeAll(async () => {
     t = await TestApp.start({ ARCHIVE_MAX_BYTES: String(MAX_BYTES) });
-    await t.app.listen(0, '127.0.0.1');
-    baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    baseUrl = await t.listen();
   });
   beforeEach(async () => {
     f = await createPublisherWithNode(t);

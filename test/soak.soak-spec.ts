@@ -57,7 +57,6 @@ describe(`Soak: ${SECONDS} s of mixed traffic`, () => {
       VIDEO_UPSTREAM_URL: upstream.url,
       VIDEO_UPSTREAM_API_KEY: upstream.apiKey,
     });
-    await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as AddressInfo).port;
     f = await createPublisherWithNode(t, { description: 'soak' });
     versionIds = await addVersions(t, f, '1.0.0', '1.1.0');

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { Browser, chromium, Page } from 'playwright-core';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
@@ -28,8 +27,7 @@ if (!BROWSER) {
   beforeAll(async () => {
     t = await TestApp.start();
     f = await createPublisherWithNode(t, { description: 'before' });
-    await t.app.listen(0, '127.0.0.1');
-    baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    baseUrl = await t.listen();
     browser = await chromium.launch({
       executablePath: BROWSER,
       // As the issue and this machine require: no sandbox as root, no GPU, and no background calls out of a closed network.

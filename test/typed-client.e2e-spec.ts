@@ -40,7 +40,6 @@ describe('A generated TypeScript client (openapi-typescript + openapi-fetch)', (
   beforeAll(async () => {
     upstream = await FakeUpstream.start();
     t = await TestApp.start({ VIDEO_UPSTREAM_URL: upstream.url, VIDEO_UPSTREAM_API_KEY: upstream.apiKey });
-    await t.app.listen(0, '127.0.0.1');
     rmSync(GENERATED, { recursive: true, force: true });
     mkdirSync(GENERATED, { recursive: true });
   });

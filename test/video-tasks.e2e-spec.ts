@@ -409,7 +409,6 @@ describe('The whole loop with the built-in sandbox', () => {
       CALLBACK_ALLOW_PRIVATE: 'true',
       CALLBACK_RETRY_BASE_MS: '100',
     });
-    await t.app.listen(port, '127.0.0.1');
     try {
       const user = await t.createUser({ credits: 100 });
       const { body } = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ model: 'videoq2-turbo', duration: 2, callback_url: receiver.url }).expect(200);

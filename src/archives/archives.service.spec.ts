@@ -15,19 +15,19 @@ function serviceWith(env: Record<string, string>): ArchivesService {
   );
 }
 
-describe('ArchivesService.downloadUrl', () => {
+describe('ArchivesService.linksFor', () => {
   const sha256 = 'c0'.repeat(32);
 
   it('is on the request’s origin without PUBLIC_BASE_URL', () => {
-    expect(serviceWith({}).downloadUrl(sha256, 'http://127.0.0.1:3000')).toBe(`http://127.0.0.1:3000/archives/${sha256}.zip`);
+    expect(serviceWith({}).linksFor('http://127.0.0.1:3000')(sha256)).toBe(`http://127.0.0.1:3000/archives/${sha256}.zip`);
   });
 
   it('is on PUBLIC_BASE_URL when set, keeping its path prefix, whatever the origin', () => {
     const service = serviceWith({ PUBLIC_BASE_URL: 'https://registry.example.com/api/' });
-    expect(service.downloadUrl(sha256, 'http://10.0.0.5:3000')).toBe(`https://registry.example.com/api/archives/${sha256}.zip`);
+    expect(service.linksFor('http://10.0.0.5:3000')(sha256)).toBe(`https://registry.example.com/api/archives/${sha256}.zip`);
   });
 
   it('refuses a name that is not a sha256', () => {
-    expect(() => serviceWith({}).downloadUrl('../x', 'http://127.0.0.1:3000')).toThrow('not a sha256');
+    expect(() => serviceWith({}).linksFor('http://127.0.0.1:3000')('../x')).toThrow('not a sha256');
   });
 });

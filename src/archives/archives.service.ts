@@ -7,6 +7,7 @@ import typeIs from 'type-is';
 import { continueBody } from '../common/http/expect-continue';
 import { appConfig, AppConfig } from '../config/config.module';
 import { ByteRange } from './archive-download';
+import { ArchiveLinks } from './archive-links';
 import { ArchiveStorage, ArchiveTooLargeError, NotAZipError, SHA256_HEX, StoredArchive } from './archive-storage';
 import { archivesConfig, ArchivesConfig } from './archives.config';
 
@@ -57,10 +58,18 @@ export class ArchivesService {
     return this.counted(await this.storage.save(Readable.from([zip]), this.config.ARCHIVE_MAX_BYTES));
   }
 
-  /** `{PUBLIC_BASE_URL or origin}/archives/{sha256}.zip`; `origin` is the request's own, e.g. `http://127.0.0.1:3000`. */
-  downloadUrl(sha256: string, origin: string): string {
-    if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256: ${JSON.stringify(sha256.slice(0, 80))}`);
-    return `${this.baseUrl(origin)}/archives/${sha256}.zip`;
+  /**
+   * The links of a reply to a request from `origin` (the request's own, e.g. `http://127.0.0.1:3000`):
+   * `{PUBLIC_BASE_URL or origin}/archives/{sha256}.zip`. Made for each reply, never stored: a stored
+   * link would keep the host of whoever uploaded (a Host header of their choosing) and outlive a change
+   * of PUBLIC_BASE_URL.
+   */
+  linksFor(origin: string): ArchiveLinks {
+    const base = this.baseUrl(origin);
+    return (sha256) => {
+      if (!SHA256_HEX.test(sha256)) throw new Error(`not a sha256: ${JSON.stringify(sha256.slice(0, 80))}`);
+      return `${base}/archives/${sha256}.zip`;
+    };
   }
 
   /** Where clients reach this service: PUBLIC_BASE_URL, or else the request's own origin; no trailing slash. */

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/authenticated.decorator';
+import { RequestOrigin } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { BulkNodeVersionsDto, BulkNodeVersionsRequestDto } from './dto/bulk-versions.dto';
 import { NodesService } from './nodes.service';
@@ -16,7 +17,7 @@ export class BulkVersionsController {
   @Post('versions')
   @HttpCode(200)
   @ApiErrors(400)
-  versions(@Body() body: BulkNodeVersionsRequestDto): Promise<BulkNodeVersionsDto> {
-    return this.nodes.bulkVersions(body.node_versions);
+  versions(@Body() body: BulkNodeVersionsRequestDto, @RequestOrigin() origin: string): Promise<BulkNodeVersionsDto> {
+    return this.nodes.bulkVersions(body.node_versions, origin);
   }
 }

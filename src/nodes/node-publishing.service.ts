@@ -59,7 +59,7 @@ export class NodePublishingService {
     if (!caller) {
       throw new UnauthorizedException('missing bearer token (Authorization: Bearer <token>, or personal_access_token in the body)');
     }
-    return this.nodes.createVersion(caller, publisherId, nodeId, body);
+    return this.nodes.createVersion(caller, publisherId, nodeId, body, origin);
   }
 
   /** PUT /uploads/{versionId}: the one upload a signed URL allows. */
@@ -134,7 +134,7 @@ export class NodePublishingService {
       return this.nodes.addVersion(manager, node, body.node_version, { status: PENDING, reason: AWAITING_ARCHIVE, by: caller.id });
     });
     return {
-      node_version: toNodeVersionDto(version),
+      node_version: toNodeVersionDto(version, this.archives.linksFor(origin)),
       signedUrl: await this.uploadUrls.sign(version.id, this.archives.baseUrl(origin)),
     };
   }
@@ -175,7 +175,8 @@ export class NodePublishingService {
       const at = new Date();
       const changes: Partial<NodeVersionEntity> = {
         archiveSha256: archive.sha256,
-        downloadUrl: this.archives.downloadUrl(archive.sha256, origin),
+        // The archive is the download now; its link is made for each reply (ArchivesService.linksFor).
+        downloadUrl: null,
         appNodeExtractStatus: EXTRACT_PENDING,
         status: PENDING,
         statusReason: AWAITING_CHECKS,
@@ -187,6 +188,6 @@ export class NodePublishingService {
       return Object.assign(locked, changes);
     });
     this.review.start({ versionId: version.id, version: version.version, sha256: archive.sha256 });
-    return toNodeVersionDto(version);
+    return toNodeVersionDto(version, this.archives.linksFor(origin));
   }
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CacheableRead, NeverCached } from '../common/http/http-caching';
-import { HttpRequest } from '../common/http/http-request';
+import { HttpRequest, RequestOrigin, requestOrigin } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { NoQuery } from '../common/validation/no-query.pipe';
 import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeQueryDto, NodeSearchQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
@@ -27,8 +27,8 @@ export class NodesController {
   @Get()
   @CacheableRead({ latestParam: true })
   @ApiErrors(400)
-  list(@Query() query: NodeListQueryDto, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
-    return this.nodes.list(query, caller);
+  list(@Query() query: NodeListQueryDto, @RequestOrigin() origin: string, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
+    return this.nodes.list(query, origin, caller);
   }
 
   /**
@@ -39,8 +39,8 @@ export class NodesController {
   @Get('search')
   @CacheableRead({ latestParam: true })
   @ApiErrors(400)
-  search(@Query() query: NodeSearchQueryDto, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
-    return this.nodes.search(query, caller);
+  search(@Query() query: NodeSearchQueryDto, @RequestOrigin() origin: string, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
+    return this.nodes.search(query, origin, caller);
   }
 
   /** Detailed information about a node, with its publisher and latest version. A banned node is 403 "node banned" but for admins. */
@@ -48,16 +48,26 @@ export class NodesController {
   // Downloads are flushed every DOWNLOAD_FLUSH_INTERVAL_MS and show here within 2 s (docs/api-rules.md §6).
   @CacheableRead({ serverTtlMs: 2000 - DOWNLOAD_FLUSH_INTERVAL_MS })
   @ApiErrors(400, 404)
-  get(@Param('nodeId') nodeId: string, @Query() _query: NodeQueryDto, @CurrentUser() caller?: Principal): Promise<NodeDto> {
-    return this.nodes.get(nodeId, caller);
+  get(
+    @Param('nodeId') nodeId: string,
+    @Query() _query: NodeQueryDto,
+    @RequestOrigin() origin: string,
+    @CurrentUser() caller?: Principal,
+  ): Promise<NodeDto> {
+    return this.nodes.get(nodeId, origin, caller);
   }
 
   /** The node's versions, newest semantic version first (deleted versions are not shown unless asked for by `statuses`). */
   @Get(':nodeId/versions')
   @CacheableRead()
   @ApiErrors(400, 403, 404)
-  listVersions(@Param('nodeId') nodeId: string, @Query() query: NodeVersionListQueryDto, @CurrentUser() caller?: Principal): Promise<NodeVersionDto[]> {
-    return this.nodes.listVersions(nodeId, query.statuses, caller);
+  listVersions(
+    @Param('nodeId') nodeId: string,
+    @Query() query: NodeVersionListQueryDto,
+    @RequestOrigin() origin: string,
+    @CurrentUser() caller?: Principal,
+  ): Promise<NodeVersionDto[]> {
+    return this.nodes.listVersions(nodeId, query.statuses, origin, caller);
   }
 
   /** One version of a node, by its id or its semantic version (e.g. `1.2.0`). */
@@ -68,9 +78,10 @@ export class NodesController {
     @Param('nodeId') nodeId: string,
     @Param('versionId') versionId: string,
     @Query(NoQuery) _query: Record<string, never>,
+    @RequestOrigin() origin: string,
     @CurrentUser() caller?: Principal,
   ): Promise<NodeVersionDto> {
-    return this.nodes.getVersion(nodeId, versionId, caller);
+    return this.nodes.getVersion(nodeId, versionId, origin, caller);
   }
 
   /** The version to install, with its downloadUrl; counts one download. */
@@ -87,6 +98,6 @@ export class NodesController {
   @ApiErrors(400, 404)
   install(@Param('nodeId') nodeId: string, @Query() query: InstallQueryDto, @Req() req: HttpRequest): Promise<NodeVersionDto> {
     // A HEAD (answered by this route too) looks, it does not download.
-    return this.nodes.install(nodeId, query, req.user, { countDownload: req.method === 'GET' });
+    return this.nodes.install(nodeId, query, requestOrigin(req), req.user, { countDownload: req.method === 'GET' });
   }
 }

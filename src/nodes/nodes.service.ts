@@ -8,6 +8,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { parse as parseSemver } from 'semver';
 import { EntityManager, FindOneOptions } from 'typeorm';
+import { ArchivesService } from '../archives/archives.service';
 import { Principal } from '../auth/principal';
 import { PageQueryDto, totalPages } from '../common/pagination/page-query.dto';
 import { adminOnlyFields } from '../common/validation/admin-only';
@@ -117,6 +118,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 export class NodesService {
   constructor(
     private readonly nodes: NodesRepository,
+    private readonly archives: ArchivesService,
     private readonly publishers: PublishersService,
     private readonly tx: TransactionRunner,
     private readonly downloads: DownloadCounter,
@@ -124,26 +126,26 @@ export class NodesService {
     private readonly history: VersionReviewsRepository,
   ) {}
 
-  /** The public read: deleted nodes do not exist for it, banned ones are 403 but for admins. */
-  async get(nodeId: string, caller?: Principal): Promise<NodeDto> {
+  /** The public read: deleted nodes do not exist for it, banned ones are 403 but for admins. `origin`: the request's (ArchivesService.linksFor). */
+  async get(nodeId: string, origin: string, caller?: Principal): Promise<NodeDto> {
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
     if (!node || node.status === 'NodeStatusDeleted') throw new NotFoundException(`node '${nodeId}' not found`);
     assertNotBanned(node, caller);
-    const [dto] = await this.toDtos([node]);
+    const [dto] = await this.toDtos([node], origin);
     return dto;
   }
 
   /** The node as a write's reply shows it: what the write left, even a node an admin just deleted or banned. */
-  private async display(nodeId: string, publisher?: PublisherEntity): Promise<NodeDto> {
+  private async display(nodeId: string, origin: string, publisher?: PublisherEntity): Promise<NodeDto> {
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
     if (!node) throw new NotFoundException(`node '${nodeId}' not found`);
-    if (publisher?.id === node.publisherId) return toNodeDto(node, publisher);
-    const [dto] = await this.toDtos([node]);
+    if (publisher?.id === node.publisherId) return toNodeDto(node, publisher, this.archives.linksFor(origin));
+    const [dto] = await this.toDtos([node], origin);
     return dto;
   }
 
   /** GET /nodes (docs/api-rules.md §3, §6, §9.1). */
-  async list(query: NodeListQueryDto, caller?: Principal): Promise<NodeListDto> {
+  async list(query: NodeListQueryDto, origin: string, caller?: Principal): Promise<NodeListDto> {
     const filter: NodeListFilter = {
       ...this.platformFilter(query, caller),
       search: query.search || undefined,
@@ -153,7 +155,7 @@ export class NodesService {
     const order: NodeListOrder = query.sort ? { by: 'sort', keys: parseCatalogSort(query.sort) } : { by: 'listing' };
     const page = await this.nodes.listNodes(filter, order);
     await this.chooseCompatibleVersions(page.nodes, compatibilityTargetOf(query));
-    return this.toPage(page, query);
+    return this.toPage(page, query, origin);
   }
 
   /**
@@ -161,7 +163,7 @@ export class NodesService {
    * term long enough to carry a typo matches nothing, the nodes whose id or
    * name is close to it, closest first.
    */
-  async search(query: NodeSearchQueryDto, caller?: Principal): Promise<NodeListDto> {
+  async search(query: NodeSearchQueryDto, origin: string, caller?: Principal): Promise<NodeListDto> {
     const filter: NodeListFilter = {
       ...this.platformFilter(query, caller),
       search: query.search || undefined,
@@ -173,7 +175,7 @@ export class NodesService {
     if (page.total === 0 && term && [...term].length >= CLOSE_MATCH_MIN_LENGTH) {
       page = await this.closeTo(term, filter);
     }
-    return this.toPage(page, query);
+    return this.toPage(page, query, origin);
   }
 
   /**
@@ -202,8 +204,8 @@ export class NodesService {
     };
   }
 
-  private async toPage({ nodes, total }: NodePage, query: PageQueryDto): Promise<NodeListDto> {
-    return { total, nodes: await this.toDtos(nodes), page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) };
+  private async toPage({ nodes, total }: NodePage, query: PageQueryDto, origin: string): Promise<NodeListDto> {
+    return { total, nodes: await this.toDtos(nodes, origin), page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) };
   }
 
   /**
@@ -234,12 +236,12 @@ export class NodesService {
    * deleted, newest first; banned ones only for its members and admins who
    * ask for them. 404 when the publisher does not exist.
    */
-  async listPublisherNodes(publisherId: string, caller: Principal | undefined, includeBanned: boolean): Promise<NodeDto[]> {
+  async listPublisherNodes(publisherId: string, origin: string, caller: Principal | undefined, includeBanned: boolean): Promise<NodeDto[]> {
     await this.publishers.requirePublisher(publisherId);
     const mayListBanned =
       includeBanned && caller !== undefined && (caller.isAdmin || (await this.publishers.roleOf(publisherId, caller)) !== null);
     const statuses: NodeStatus[] = mayListBanned ? ['NodeStatusActive', 'NodeStatusBanned'] : ['NodeStatusActive'];
-    return this.toDtos(await this.nodes.publisherNodes(publisherId, statuses));
+    return this.toDtos(await this.nodes.publisherNodes(publisherId, statuses), origin);
   }
 
   /**
@@ -247,7 +249,8 @@ export class NodesService {
    * `not_found` for what public reads do not show, `error` for a banned
    * node or version. Two queries whatever the number of pairs.
    */
-  async bulkVersions(pairs: NodeVersionIdentifierDto[]): Promise<BulkNodeVersionsDto> {
+  async bulkVersions(pairs: NodeVersionIdentifierDto[], origin: string): Promise<BulkNodeVersionsDto> {
+    const links = this.archives.linksFor(origin);
     const nodes = new Map((await this.nodes.findNodes(pairs.map((pair) => pair.node_id.toLowerCase()))).map((node) => [node.normalizedId, node]));
     const wanted = pairs.flatMap((pair) => {
       const node = nodes.get(pair.node_id.toLowerCase());
@@ -263,22 +266,23 @@ export class NodesService {
       if (node.status === 'NodeStatusBanned' || version.status === 'NodeVersionStatusBanned') {
         return { identifier, status: 'error', error_message: node.status === 'NodeStatusBanned' ? 'node banned' : 'version banned' };
       }
-      return { identifier, status: 'success', node_version: toNodeVersionDto(version) };
+      return { identifier, status: 'success', node_version: toNodeVersionDto(version, links) };
     });
     return { node_versions: results };
   }
 
   /** The nodes' replies, each with its publisher (asked of the publishers module once for all of them). */
-  async toDtos(nodes: NodeEntity[]): Promise<NodeDto[]> {
+  async toDtos(nodes: NodeEntity[], origin: string): Promise<NodeDto[]> {
+    const links = this.archives.linksFor(origin);
     const publishers = new Map((await this.publishers.findByIds([...new Set(nodes.map((node) => node.publisherId))])).map((p) => [p.id, p]));
     return nodes.map((node) => {
       const publisher = publishers.get(node.publisherId);
       if (!publisher) throw new Error(`node ${node.id} names publisher ${node.publisherId}, which does not exist`);
-      return toNodeDto(node, publisher);
+      return toNodeDto(node, publisher, links);
     });
   }
 
-  async create(caller: Principal, publisherId: string, input: CreateNodeDto): Promise<NodeDto> {
+  async create(caller: Principal, publisherId: string, input: CreateNodeDto, origin: string): Promise<NodeDto> {
     await this.tx.run(async (manager) => {
       await this.publishers.requireNodeManager(caller, publisherId, manager);
       if (await this.nodes.findNode(input.id.toLowerCase(), manager)) {
@@ -286,7 +290,7 @@ export class NodesService {
       }
       await this.insertNewNode(manager, caller, publisherId, input.id, input);
     });
-    return this.display(input.id);
+    return this.display(input.id, origin);
   }
 
   /**
@@ -364,11 +368,11 @@ export class NodesService {
    * object (translations) runs under the node's row lock instead: the merge
    * must start from the row as it is.
    */
-  async update(caller: Principal, publisherId: string, nodeId: string, input: UpdateNodeDto): Promise<NodeDto> {
+  async update(caller: Principal, publisherId: string, nodeId: string, input: UpdateNodeDto, origin: string): Promise<NodeDto> {
     assertBodyIdMatches(nodeId, input);
     if ([...MERGED_FIELDS].some((field) => isPlainObject(input[field]))) {
       const patched = await this.tx.run((manager) => this.patchNode(manager, caller, publisherId, nodeId, input));
-      return this.displayAfterWrite(patched.id);
+      return this.displayAfterWrite(patched.id, origin);
     }
     const { node, publisher } = await retryOnStaleRead(async () => {
       const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
@@ -383,7 +387,7 @@ export class NodesService {
       return { node: read, publisher: found?.publisher };
     });
     // The publisher as the role check read it, a moment ago: one statement fewer than reading it again.
-    return this.displayAfterWrite(node.id, publisher);
+    return this.displayAfterWrite(node.id, origin, publisher);
   }
 
   /** Locks the publisher's node and applies the merge-patch, inside the caller's transaction; returns the node as it now is. */
@@ -402,20 +406,26 @@ export class NodesService {
     return node;
   }
 
-  async listVersions(nodeId: string, statuses: NodeVersionStatus[] | undefined, caller?: Principal): Promise<NodeVersionDto[]> {
+  async listVersions(nodeId: string, statuses: NodeVersionStatus[] | undefined, origin: string, caller?: Principal): Promise<NodeVersionDto[]> {
     const node = await this.requireVisibleNode(nodeId, caller);
     const versions = await this.nodes.listVersions(node.id, statuses);
-    return versions.sort(bySemverDescending).map(toNodeVersionDto);
+    const links = this.archives.linksFor(origin);
+    return versions.sort(bySemverDescending).map((version) => toNodeVersionDto(version, links));
   }
 
   /** GET /nodes/{nodeId}/versions/{versionId}: by id or semantic version; deleted versions do not exist for it. */
-  async getVersion(nodeId: string, versionId: string, caller?: Principal): Promise<NodeVersionDto> {
+  async getVersion(nodeId: string, versionId: string, origin: string, caller?: Principal): Promise<NodeVersionDto> {
+    return toNodeVersionDto(await this.requireVisibleVersion(nodeId, versionId, caller), this.archives.linksFor(origin));
+  }
+
+  /** The version as getVersion finds it (404, 403 alike), for other modules' reads. */
+  async requireVisibleVersion(nodeId: string, versionId: string, caller: Principal | undefined): Promise<NodeVersionEntity> {
     const node = await this.requireVisibleNode(nodeId, caller);
     const version = await this.nodes.readVersion(node.id, versionId);
     if (!version || version.status === 'NodeVersionStatusDeleted') {
       throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
     }
-    return toNodeVersionDto(version);
+    return version;
   }
 
   /**
@@ -424,7 +434,13 @@ export class NodesService {
    * asked for) with its downloadUrl, counting one download. 404 for
    * anything that cannot be installed, so a client has one case to handle.
    */
-  async install(nodeId: string, query: InstallQueryDto, caller: Principal | undefined, { countDownload }: { countDownload: boolean }): Promise<NodeVersionDto> {
+  async install(
+    nodeId: string,
+    query: InstallQueryDto,
+    origin: string,
+    caller: Principal | undefined,
+    { countDownload }: { countDownload: boolean },
+  ): Promise<NodeVersionDto> {
     const requested = query.version;
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
     if (!node || node.status === 'NodeStatusDeleted') throw new NotFoundException(`node '${nodeId}' not found`);
@@ -439,15 +455,15 @@ export class NodesService {
         requested === undefined ? `node '${node.id}' has no installable version` : `version '${requested}' of node '${node.id}' not found`,
       );
     }
-    if (version.status !== INSTALLABLE || !version.downloadUrl) {
+    if (version.status !== INSTALLABLE || (version.archiveSha256 === null && !version.downloadUrl)) {
       throw new NotFoundException(`version '${version.version}' of node '${node.id}' is not installable (${describeUninstallable(version)})`);
     }
     if (countDownload) this.downloads.count(node.id);
-    return toNodeVersionDto(version);
+    return toNodeVersionDto(version, this.archives.linksFor(origin));
   }
 
   /** A node that public reads may show: 404 when unknown or deleted, 403 when banned (but for admins). */
-  private async requireVisibleNode(nodeId: string, caller: Principal | undefined): Promise<NodeEntity> {
+  async requireVisibleNode(nodeId: string, caller?: Principal): Promise<NodeEntity> {
     const node = await this.nodes.findNode(nodeId.toLowerCase());
     if (!node || node.status === 'NodeStatusDeleted') {
       throw new NotFoundException(`node '${nodeId}' not found`);
@@ -461,6 +477,7 @@ export class NodesService {
     publisherId: string,
     nodeId: string,
     input: CreateNodeVersionDto,
+    origin: string,
   ): Promise<NodeVersionDto> {
     assertValidVersionNumber(input.version);
     if (input.downloadUrl !== undefined && !caller.isAdmin) {
@@ -470,7 +487,7 @@ export class NodesService {
     return this.tx.run(async (manager) => {
       const node = await this.lockPublisherNode(manager, caller, publisherId, nodeId);
       const version = await this.addVersion(manager, node, input, { status: 'NodeVersionStatusActive', reason: null, by: caller.id });
-      return toNodeVersionDto(version);
+      return toNodeVersionDto(version, this.archives.linksFor(origin));
     });
   }
 
@@ -528,6 +545,7 @@ export class NodesService {
     nodeId: string,
     versionId: string,
     input: UpdateNodeVersionDto,
+    origin: string,
   ): Promise<NodeVersionDto> {
     const changes: Partial<NodeVersionEntity> = {};
     if (input.changelog !== undefined) changes.changelog = input.changelog;
@@ -565,7 +583,7 @@ export class NodesService {
       };
       return latestMayMove ? this.tx.run(write) : this.tx.runStatement(write);
     });
-    return toNodeVersionDto(version);
+    return toNodeVersionDto(version, this.archives.linksFor(origin));
   }
 
   /**
@@ -645,8 +663,8 @@ export class NodesService {
    * statement would show the rows of before the wait). A node an admin just
    * deleted is still shown.
    */
-  displayAfterWrite(nodeId: string, publisher?: PublisherEntity): Promise<NodeDto> {
-    return this.display(nodeId, publisher);
+  displayAfterWrite(nodeId: string, origin: string, publisher?: PublisherEntity): Promise<NodeDto> {
+    return this.display(nodeId, origin, publisher);
   }
 
   /**

@@ -4,7 +4,7 @@ import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, CurrentUser, PublicRead } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
-import { HttpRequest, requestOrigin } from '../common/http/http-request';
+import { RequestOrigin, requestOrigin } from '../common/http/http-request';
 import { RawBody } from '../common/http/json-body-limits';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { CreateNodeDto, NodeDto, PublisherNodesQueryDto, UpdateNodeDto } from './dto/node.dto';
@@ -36,9 +36,10 @@ export class PublisherNodesController {
   list(
     @Param('publisherId') publisherId: string,
     @Query() query: PublisherNodesQueryDto,
+    @RequestOrigin() origin: string,
     @CurrentUser() caller?: Principal,
   ): Promise<NodeDto[]> {
-    return this.nodes.listPublisherNodes(publisherId, caller, query.include_banned === true);
+    return this.nodes.listPublisherNodes(publisherId, origin, caller, query.include_banned === true);
   }
 
   /** Create a node owned by the publisher. */
@@ -49,8 +50,9 @@ export class PublisherNodesController {
     @CurrentUser() caller: Principal,
     @Param('publisherId') publisherId: string,
     @Body() body: CreateNodeDto,
+    @RequestOrigin() origin: string,
   ): Promise<NodeDto> {
-    return this.nodes.create(caller, publisherId, body);
+    return this.nodes.create(caller, publisherId, body, origin);
   }
 
   /** Update a node of a publisher. */
@@ -72,8 +74,9 @@ export class PublisherNodesController {
     @Param('publisherId') publisherId: string,
     @Param('nodeId') nodeId: string,
     @Body() body: UpdateNodeDto,
+    @RequestOrigin() origin: string,
   ): Promise<NodeDto> {
-    return this.nodes.update(caller, publisherId, nodeId, body);
+    return this.nodes.update(caller, publisherId, nodeId, body, origin);
   }
 
   /** Publish a new version of a node: with a bearer token, or as the public registry's publishing CLI does. */
@@ -106,9 +109,9 @@ export class PublisherNodesController {
     @Param('publisherId') publisherId: string,
     @Param('nodeId') nodeId: string,
     @Body(PublishBodyPipe) body: CreateNodeVersionDto | PublishNodeVersionDto,
-    @Req() req: HttpRequest,
+    @RequestOrigin() origin: string,
   ): Promise<NodeVersionDto | PublishedNodeVersionDto> {
-    return this.publishing.createVersion(caller, publisherId, nodeId, body, requestOrigin(req));
+    return this.publishing.createVersion(caller, publisherId, nodeId, body, origin);
   }
 
   /** Update changelog and deprecation status of a node version. */
@@ -128,8 +131,9 @@ export class PublisherNodesController {
     @Param('nodeId') nodeId: string,
     @Param('versionId') versionId: string,
     @Body() body: UpdateNodeVersionDto,
+    @RequestOrigin() origin: string,
   ): Promise<NodeVersionDto> {
-    return this.nodes.updateVersion(caller, publisherId, nodeId, versionId, body);
+    return this.nodes.updateVersion(caller, publisherId, nodeId, versionId, body, origin);
   }
 
   /** Upload (or replace) a version's archive; a pending version becomes active. */

@@ -1,5 +1,6 @@
 import { Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { WritesPublicContent } from '../common/http/http-caching';
+import { RequestOrigin } from '../common/http/http-request';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
@@ -30,7 +31,8 @@ export class ReviewsController {
     @CurrentUser() caller: Principal,
     @Param('nodeId') nodeId: string,
     @Query() query: ReviewQueryDto,
+    @RequestOrigin() origin: string,
   ): Promise<NodeDto> {
-    return this.reviews.review(caller, nodeId, query.star);
+    return this.reviews.review(caller, nodeId, query.star, origin);
   }
 }

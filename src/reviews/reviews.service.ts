@@ -24,7 +24,7 @@ export class ReviewsService {
    * and each mean, read after the lock was granted, sees every committed
    * review: no lost update. The reply is read after the commit.
    */
-  async review(caller: Principal, nodeId: string, star: number): Promise<NodeDto> {
+  async review(caller: Principal, nodeId: string, star: number, origin: string): Promise<NodeDto> {
     const node = await this.tx.run(async (manager) => {
       const node = await this.nodes.lockReviewableNode(manager, nodeId);
       const now = new Date();
@@ -35,6 +35,6 @@ export class ReviewsService {
       await this.nodes.setRating(manager, node.id, await this.reviews.meanStar(manager, node.id));
       return node;
     });
-    return this.nodes.displayAfterWrite(node.id);
+    return this.nodes.displayAfterWrite(node.id, origin);
   }
 }

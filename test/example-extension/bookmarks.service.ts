@@ -22,7 +22,7 @@ export class BookmarksService {
 
   async bookmark(caller: Principal, nodeId: string, input: BookmarkInputDto): Promise<BookmarkDto> {
     // The public read: 404 for unknown and deleted nodes, and the canonical spelling of the id.
-    const node = await this.nodes.get(nodeId);
+    const node = await this.nodes.requireVisibleNode(nodeId);
     return this.tx.run(async (manager) => {
       const existing = await this.bookmarks.find(manager, caller.id, node.id);
       if (existing) {
@@ -39,7 +39,7 @@ export class BookmarksService {
   }
 
   async remove(caller: Principal, nodeId: string): Promise<void> {
-    const node = await this.nodes.get(nodeId);
+    const node = await this.nodes.requireVisibleNode(nodeId);
     const deleted = await this.tx.run((manager) => this.bookmarks.delete(manager, caller.id, node.id));
     if (!deleted) {
       throw new NotFoundException(`node '${node.id}' is not bookmarked`);

@@ -53,17 +53,20 @@ export class TestApp {
       if (ownStorageDir) await rm(ownStorageDir, { recursive: true, force: true });
     };
     try {
-      return new TestApp(await createApp(options), storageDir, cleanUp);
+      const app = await createApp(options);
+      // Listening from the start, on one port (PORT, else a free one), every request reaches the app at one origin, as a deployed service's
+      // clients do (replies' links and the read cache's keys follow the origin; supertest would pick a port per request).
+      await app.listen(Number(env.PORT ?? 0), '127.0.0.1');
+      return new TestApp(app, storageDir, cleanUp);
     } catch (error) {
       await cleanUp();
       throw error;
     }
   }
 
-  /** Listens on a free local port, for clients that need a real URL (fetch, the public registry's clients); its base URL. */
-  async listen(): Promise<string> {
-    await this.app.listen(0, '127.0.0.1');
-    return `http://127.0.0.1:${(this.app.getHttpServer().address() as AddressInfo).port}`;
+  /** The base URL the app listens at (a free local port), for clients that need a real URL (fetch, the public registry's clients). */
+  listen(): Promise<string> {
+    return Promise.resolve(`http://127.0.0.1:${(this.app.getHttpServer().address() as AddressInfo).port}`);
   }
 
   get http() {

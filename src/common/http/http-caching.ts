@@ -17,6 +17,7 @@ import etag from 'etag';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { concatMap, map, Observable, of, tap } from 'rxjs';
 import { appConfig, AppConfig } from '../../config/config.module';
+import { requestOrigin } from './http-request';
 import { PublicReadCache } from './public-read-cache';
 
 /** Replies smaller than this are sent as they are: compressing them costs more than it saves (docs/api-rules.md §7). */
@@ -73,6 +74,8 @@ function cacheKey(url: URL, takesLatest: boolean): string {
 @Injectable()
 export class PublicReadCacheInterceptor implements NestInterceptor {
   private readonly maxAge: number;
+  /** Without PUBLIC_BASE_URL a reply's links are on the request's own origin, so the origin is part of the key. */
+  private readonly keyedByOrigin: boolean;
 
   constructor(
     @Inject(appConfig.KEY) config: AppConfig,
@@ -80,6 +83,7 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
   ) {
     this.maxAge = config.CACHE_MAX_AGE_S;
+    this.keyedByOrigin = config.PUBLIC_BASE_URL === undefined;
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -95,7 +99,7 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
     if (!anonymous) return next.handle().pipe(tap(setHeaders));
     const url = new URL(request.url ?? '/', 'http://cache.key');
     const takesLatest = this.reflector.get<boolean | undefined>(LATEST_PARAM, context.getHandler()) === true;
-    const key = cacheKey(url, takesLatest);
+    const key = `${this.keyedByOrigin ? requestOrigin(request) : ''}${cacheKey(url, takesLatest)}`;
     // `latest=true` asks for the database's answer (docs/api-rules.md §9.1), which then refreshes the cached one.
     const cached = takesLatest && url.searchParams.get('latest') === 'true' ? undefined : this.cache.get(key);
     if (cached !== undefined) {

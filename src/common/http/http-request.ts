@@ -1,3 +1,4 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Principal } from '../../auth/principal';
 
@@ -25,6 +26,11 @@ export interface HttpRequest {
 export function requestOrigin(req: { headers: IncomingHttpHeaders }): string {
   return `http://${req.headers.host ?? 'localhost'}`;
 }
+
+/** The request's origin (requestOrigin), for a handler whose reply holds absolute links. */
+export const RequestOrigin = createParamDecorator((_data: unknown, context: ExecutionContext): string =>
+  requestOrigin(context.switchToHttp().getRequest<IncomingMessage>()),
+);
 
 /**
  * The route Express matched for a request, as its template (`/nodes/:nodeId`),

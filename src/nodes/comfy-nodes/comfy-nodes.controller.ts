@@ -3,6 +3,7 @@ import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser, Public, PublicRead } from '../../auth/authenticated.decorator';
 import { Principal } from '../../auth/principal';
 import { CacheableRead, WritesPublicContent } from '../../common/http/http-caching';
+import { RequestOrigin } from '../../common/http/http-request';
 import { JsonBody, MIB } from '../../common/http/json-body-limits';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
@@ -55,8 +56,12 @@ export class ComfyNodesController {
       '`preempted_app_node_names`, else the first in the listing’s order (search_ranking, downloads, id). 404 when none does.',
   })
   @ApiErrors(400, 404)
-  nodeProviding(@Param('comfyNodeName') name: string, @Query(NoQuery) _query: Record<string, never>): Promise<NodeDto> {
-    return this.comfyNodes.nodeProviding(name);
+  nodeProviding(
+    @Param('comfyNodeName') name: string,
+    @Query(NoQuery) _query: Record<string, never>,
+    @RequestOrigin() origin: string,
+  ): Promise<NodeDto> {
+    return this.comfyNodes.nodeProviding(name, origin);
   }
 
   /** Report a version's node classes (the node's publisher members and admins). */

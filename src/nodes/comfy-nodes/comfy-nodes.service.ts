@@ -122,7 +122,7 @@ export class ComfyNodesService {
 
   /** GET /nodes/{nodeId}/versions/{version}/comfy-nodes: 404 where GET /nodes/{nodeId}/versions/{version} is. */
   async list(nodeId: string, version: string, { page, limit }: PageQueryDto, caller?: Principal): Promise<ComfyNodeListDto> {
-    const { id } = await this.nodes.getVersion(nodeId, version, caller);
+    const { id } = await this.nodes.requireVisibleVersion(nodeId, version, caller);
     const [classes, total] = await this.repository.findPage(id, (page - 1) * limit, limit);
     return { comfy_nodes: classes.map(toComfyNodeDto), totalNumberOfPages: totalPages(total, limit) };
   }
@@ -132,11 +132,11 @@ export class ComfyNodesService {
    * version provides the class, the first that names it in
    * `preempted_app_node_names`, else the first in the listing's order.
    */
-  async nodeProviding(name: string): Promise<NodeDto> {
+  async nodeProviding(name: string, origin: string): Promise<NodeDto> {
     const candidates = await this.nodeRows.nodesWithLatestVersionIn(await this.repository.versionIdsListing(name));
     const provider = candidates.find((node) => node.preemptedAppNodeNames.includes(name)) ?? candidates[0];
     if (!provider) throw new NotFoundException(`no node provides node class '${name}'`);
-    const [dto] = await this.nodes.toDtos([provider]);
+    const [dto] = await this.nodes.toDtos([provider], origin);
     return dto;
   }
 

@@ -73,10 +73,15 @@ function node(latestVersion: NodeVersionEntity | null): NodeEntity {
   });
 }
 
+/** For versions without an archive, whose link these tests do not need. */
+const unusedLinks = (): string => {
+  throw new Error('no archive here');
+};
+
 describe('toNodeDto', () => {
   // The reply's bytes are the contract: the same keys in the same order, nothing null, absent fields left out.
   it('serializes a node with its publisher and latest version without the fields that have no value', () => {
-    expect(JSON.stringify(toNodeDto(node(version()), publisher()))).toBe(
+    expect(JSON.stringify(toNodeDto(node(version()), publisher(), unusedLinks))).toBe(
       '{"id":"Upscaler","name":"Upscaler","description":"Upscales images","license":"MIT",' +
         '"repository":"https://github.com/acme/upscaler","supported_os":["linux"],"supported_accelerators":[],' +
         '"tags":["image"],"tags_admin":[],"preempted_app_node_names":[],"status":"NodeStatusActive",' +
@@ -89,7 +94,7 @@ describe('toNodeDto', () => {
   });
 
   it('leaves latest_version out when the node has none', () => {
-    const reply = JSON.parse(JSON.stringify(toNodeDto(node(null), publisher()))) as Record<string, unknown>;
+    const reply = JSON.parse(JSON.stringify(toNodeDto(node(null), publisher(), unusedLinks))) as Record<string, unknown>;
     expect('latest_version' in reply).toBe(false);
     expect(Object.values(reply)).not.toContain(null);
   });

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import { ArchiveLinks } from '../../archives/archive-links';
 import { MIB } from '../../common/http/json-body-limits';
 import { mergePatch } from '../../common/validation/merge-patch';
 import { isoTime } from '../../common/replies/iso-time';
@@ -14,7 +15,8 @@ import { NodeVersionDto } from './node-version.dto';
 // compatibility and tag fields a node and its versions share are written out in both, in the same order,
 // rather than spread from a helper's object, which would be built and copied per node.
 
-export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
+/** A version as every route shows it; `links` makes the link of its archive, if it has one (else an admin's downloadUrl). */
+export function toNodeVersionDto(version: NodeVersionEntity, links: ArchiveLinks): NodeVersionDto {
   return {
     id: version.id,
     node_id: version.nodeId,
@@ -22,7 +24,7 @@ export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
     changelog: absentIfNull(version.changelog),
     dependencies: version.dependencies,
     deprecated: version.deprecated,
-    downloadUrl: absentIfNull(version.downloadUrl),
+    downloadUrl: version.archiveSha256 === null ? absentIfNull(version.downloadUrl) : links(version.archiveSha256),
     status: version.status,
     status_reason: absentIfNull(version.statusReason),
     app_node_extract_status: absentIfNull(version.appNodeExtractStatus),
@@ -37,7 +39,7 @@ export function toNodeVersionDto(version: NodeVersionEntity): NodeVersionDto {
 }
 
 /** The full node as every route shows it (a single GET, a catalog page, a write's reply); expects `latestVersion` loaded. */
-export function toNodeDto(node: NodeEntity, publisher: PublisherEntity): NodeDto {
+export function toNodeDto(node: NodeEntity, publisher: PublisherEntity, links: ArchiveLinks): NodeDto {
   return {
     id: node.id,
     name: node.name,
@@ -65,7 +67,7 @@ export function toNodeDto(node: NodeEntity, publisher: PublisherEntity): NodeDto
     rating: node.rating,
     created_at: isoTime(node.createdAt),
     publisher: toPublisherDto(publisher),
-    latest_version: node.latestVersion ? toNodeVersionDto(node.latestVersion) : undefined,
+    latest_version: node.latestVersion ? toNodeVersionDto(node.latestVersion, links) : undefined,
   };
 }
 

@@ -31,10 +31,11 @@ export class NodeVersionEntity extends CompatibilityColumns {
   @Column({ type: 'boolean', default: false })
   deprecated!: boolean;
 
+  /** A link an admin gave a version without an archive; an archive's link is made for each reply (ArchivesService.linksFor). */
   @Column({ name: 'download_url', type: 'varchar', length: 2048, nullable: true })
   downloadUrl!: string | null;
 
-  /** sha256 of the archive uploaded for this version (docs/api-rules.md §6); its downloadUrl points at it. */
+  /** sha256 of the archive uploaded for this version (docs/api-rules.md §6); replies' downloadUrl points at it. */
   @Column({ name: 'archive_sha256', type: 'varchar', length: 64, nullable: true })
   archiveSha256!: string | null;
 

@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../../auth/authenticated.decorator';
 import { Principal } from '../../auth/principal';
 import { WritesPublicContent } from '../../common/http/http-caching';
+import { RequestOrigin } from '../../common/http/http-request';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
 import { NodeVersionDto } from '../dto/node-version.dto';
 import { AdminVersionDecisionDto, ReviewQueueDto, ReviewQueueQueryDto, VersionReviewDto } from './dto/version-review.dto';
@@ -33,8 +34,8 @@ export class VersionReviewController {
   @Get('versions')
   @Authenticated({ admin: true })
   @ApiErrors(400)
-  queue(@Query() query: ReviewQueueQueryDto): Promise<ReviewQueueDto> {
-    return this.reviews.queue(query);
+  queue(@Query() query: ReviewQueueQueryDto, @RequestOrigin() origin: string): Promise<ReviewQueueDto> {
+    return this.reviews.queue(query, origin);
   }
 
   /**
@@ -49,7 +50,8 @@ export class VersionReviewController {
     @Param('nodeId') nodeId: string,
     @Param('version') version: string,
     @Body() body: AdminVersionDecisionDto,
+    @RequestOrigin() origin: string,
   ): Promise<NodeVersionDto> {
-    return this.reviews.decide(admin, nodeId, version, body);
+    return this.reviews.decide(admin, nodeId, version, body, origin);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { ArchivesService } from '../../archives/archives.service';
 import { Principal } from '../../auth/principal';
 import { PublicReadCache } from '../../common/http/public-read-cache';
 import { totalPages } from '../../common/pagination/page-query.dto';
@@ -40,6 +41,7 @@ export class VersionReviewService {
     private readonly reviews: VersionReviewsRepository,
     private readonly nodes: NodesService,
     private readonly nodeRows: NodesRepository,
+    private readonly archives: ArchivesService,
     private readonly comfyNodes: ComfyNodesService,
     private readonly tx: TransactionRunner,
     private readonly cache: PublicReadCache,
@@ -89,9 +91,10 @@ export class VersionReviewService {
   }
 
   /** GET /versions: versions with the statuses asked for (else flagged ones), oldest first. */
-  async queue(query: ReviewQueueQueryDto): Promise<ReviewQueueDto> {
+  async queue(query: ReviewQueueQueryDto, origin: string): Promise<ReviewQueueDto> {
     const [versions, total] = await this.nodeRows.versionQueue(query.statuses ?? QUEUE_STATUSES, (query.page - 1) * query.limit, query.limit);
-    return { total, versions: versions.map(toNodeVersionDto), page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) };
+    const links = this.archives.linksFor(origin);
+    return { total, versions: versions.map((version) => toNodeVersionDto(version, links)), page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) };
   }
 
   /**
@@ -99,7 +102,7 @@ export class VersionReviewService {
    * its reason. A version that checks blocked stays flagged (409 for
    * making it active): only a new version can replace it.
    */
-  async decide(admin: Principal, nodeId: string, versionId: string, input: AdminVersionDecisionDto): Promise<NodeVersionDto> {
+  async decide(admin: Principal, nodeId: string, versionId: string, input: AdminVersionDecisionDto, origin: string): Promise<NodeVersionDto> {
     const version = await this.tx.run(async (manager) => {
       const found = await this.nodes.lockNodeForAdmin(manager, nodeId);
       const locked = await this.nodeRows.findVersion(manager, found.id, versionId);
@@ -109,6 +112,6 @@ export class VersionReviewService {
       await this.setStatus(manager, locked, { status: input.status, reason, by: admin.id });
       return locked;
     });
-    return toNodeVersionDto(version);
+    return toNodeVersionDto(version, this.archives.linksFor(origin));
   }
 }
