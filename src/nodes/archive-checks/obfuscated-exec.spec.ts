@@ -57,6 +57,30 @@ describe('obfuscatedExecFindings', () => {
     expect(found(source).map(([line]) => line)).toEqual([6, 7, 9]);
   });
 
+  it('follows names assigned a decoder, a sink or their module, and getattr with a literal name', () => {
+    const source = [
+      'import base64, builtins', // 1
+      'f = base64.b64decode', // 2
+      'exec(f("cHJpbnQoMSk="))', // 3
+      'exec(getattr(base64, "b64decode")(S))', // 4
+      'getattr(builtins, "exec")(base64.b64decode(S))', // 5
+      'run = getattr(__builtins__, "eval")', // 6
+      'mod = base64', // 7
+      'run(mod.b85decode(S))', // 8
+      'g = f', // 9
+      'compile(g(S), "x", "exec")', // 10
+      'other = len', // 11
+      'exec(other(S))', // 12
+    ].join('\n');
+    expect(found(source)).toEqual([
+      [3, 'line 3 runs exec() on what base64.b64decode() decodes'],
+      [4, 'line 4 runs exec() on what base64.b64decode() decodes'],
+      [5, 'line 5 runs builtins.exec() on what base64.b64decode() decodes'],
+      [8, 'line 8 runs builtins.eval() on what base64.b85decode() decodes'],
+      [10, 'line 10 runs compile() on what base64.b64decode() decodes'],
+    ]);
+  });
+
   it('reads identifiers NFKC-normalized, as Python does', () => {
     expect(found('import base64\nｅｘｅｃ(base64.b64decode(s))\n')).toEqual([[2, 'line 2 runs exec() on what base64.b64decode() decodes']]);
   });

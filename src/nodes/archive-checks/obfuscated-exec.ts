@@ -18,6 +18,9 @@ const DECODERS = new Set([
   'bytearray.fromhex',
 ]);
 
+/** The dotted names an assignment may make another name stand for: decoders and sinks, and so their modules. */
+const NAMES_FOLLOWED = [...DECODERS, ...SINKS];
+
 /** Builtins whose result holds what their first argument decoded: `str(b64decode(s), "utf-8")`. */
 const WRAPPERS = new Set(['str', 'bytes', 'bytearray']);
 
@@ -130,16 +133,28 @@ class ModuleNames {
     }
   }
 
+  /**
+   * Names assigned a decoded value, and names assigned a decoder, a sink or their module (`f =
+   * base64.b64decode`, `run = getattr(builtins, "exec")`), which then stand for it as an import's do.
+   */
   private readAssignments(assignments: Node[]): void {
     for (let round = 0, changed = true; changed && round < MAX_ASSIGNMENT_ROUNDS; round++) {
       changed = false;
       for (const assignment of assignments) {
         const target = assignment.childForFieldName(assignment.type === 'named_expression' ? 'name' : 'left');
         const value = assignment.childForFieldName(assignment.type === 'named_expression' ? 'value' : 'right');
-        if (target?.type !== 'identifier' || value === null || this.decoded.has(identifier(target))) continue;
+        if (target?.type !== 'identifier' || value === null) continue;
+        const name = identifier(target);
+        const stands = this.aliases.has(name) ? undefined : this.qualifiedName(value);
+        if (stands !== undefined && stands !== name && NAMES_FOLLOWED.some((followed) => followed === stands || followed.startsWith(`${stands}.`))) {
+          this.aliases.set(name, stands);
+          changed = true;
+          continue;
+        }
+        if (this.decoded.has(name)) continue;
         const decoder = this.decoderOf(value);
         if (decoder === undefined) continue;
-        this.decoded.set(identifier(target), decoder);
+        this.decoded.set(name, decoder);
         changed = true;
       }
     }
@@ -163,7 +178,7 @@ class ModuleNames {
       attributes.push(identifier(attribute));
       base = base.childForFieldName('object');
     }
-    const head = base?.type === 'identifier' ? this.resolve(base) : base?.type === 'call' ? this.importedModule(base) : undefined;
+    const head = base?.type === 'identifier' ? this.resolve(base) : base?.type === 'call' ? this.calledName(base) : undefined;
     return head === undefined ? undefined : [head, ...attributes.reverse()].join('.');
   }
 
@@ -171,14 +186,20 @@ class ModuleNames {
     return this.aliases.get(identifier(name)) ?? identifier(name);
   }
 
-  /** The module `__import__("m")` or `importlib.import_module("m")` returns, when its name is a literal. */
-  private importedModule(call: Node): string | undefined {
+  /**
+   * The dotted name a call returns, when its names are literals: the module `__import__("m")` or
+   * `importlib.import_module("m")` imports, or the attribute `getattr(base64, "b64decode")` reads.
+   */
+  private calledName(call: Node): string | undefined {
     const callee = call.childForFieldName('function');
     // Only a name or a name's attribute is resolved here, so a chain of calls is not followed down.
     const named = callee?.type === 'identifier' || (callee?.type === 'attribute' && callee.childForFieldName('object')?.type === 'identifier');
     const name = named && callee !== null ? this.qualifiedName(callee) : undefined;
-    if (name !== '__import__' && name !== 'importlib.import_module') return undefined;
-    return stringLiteral(call.childForFieldName('arguments')?.firstNamedChild ?? null);
+    const [first, second] = call.childForFieldName('arguments')?.namedChildren ?? [];
+    if (name === '__import__' || name === 'importlib.import_module') return stringLiteral(first ?? null);
+    if (name !== 'getattr' || first === undefined || second === undefined || first.type !== 'identifier') return undefined;
+    const attribute = stringLiteral(second);
+    return attribute === undefined ? undefined : `${this.resolve(first)}.${attribute}`;
   }
 
   /**
