@@ -152,7 +152,11 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
     await t.http.put(`${versionsUrl()}/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusDeleted', status_reason: 'withdrawn' }).expect(200);
     await t.http.get(`/nodes/${f.nodeId}/versions/1.0.0`).expect(404);
     expect(await statuses('')).toEqual(['3.0.0', '2.0.0']);
-    expect(await statuses('?statuses=NodeVersionStatusDeleted')).toEqual(['1.0.0']);
+    // Deleted versions are listed to admins only, however asked for.
+    expect(await statuses('?statuses=NodeVersionStatusDeleted')).toEqual([]);
+    expect(await statuses('?statuses=NodeVersionStatusDeleted&statuses=NodeVersionStatusActive')).toEqual(['2.0.0']);
+    const asAdmin = await t.http.get(`/nodes/${f.nodeId}/versions?statuses=NodeVersionStatusDeleted`).set(admin.auth).expect(200);
+    expect(asAdmin.body.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
   });
 
   it('answers 404 in the contract body for whatever cannot be installed', async () => {

@@ -296,6 +296,10 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       await t.http.get(`/nodes/${f.nodeId}/versions/1.1.0`).expect(404);
       expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.latest_version.version).toBe('1.0.0');
       expect((await t.http.get(`/nodes/${f.nodeId}/versions`).expect(200)).body.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
+      const askedFor = await t.http.get(`/nodes/${f.nodeId}/versions?statuses=NodeVersionStatusDeleted`).set(f.member.auth).expect(200);
+      expect(askedFor.body).toEqual([]);
+      // The record says why, to its members; it takes no query.
+      await t.http.get(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.1.0/review?x=1`).set(f.member.auth).expect(400);
       expectErrorBody((await t.http.delete(path).set(f.member.auth).expect(404)).body, 404, 'Not Found');
       expect((await reviewOf(f, '1.1.0', admin)).history.at(-1)).toMatchObject({ status: 'NodeVersionStatusDeleted', by: f.member.id });
     });

@@ -406,9 +406,12 @@ export class NodesService {
     return node;
   }
 
+  /** GET /nodes/{nodeId}/versions: deleted versions are listed to admins only, who ask for them by `statuses` (docs/api-rules.md §10). */
   async listVersions(nodeId: string, statuses: NodeVersionStatus[] | undefined, origin: string, caller?: Principal): Promise<NodeVersionDto[]> {
     const node = await this.requireVisibleNode(nodeId, caller);
-    const versions = await this.nodes.listVersions(node.id, statuses);
+    const listable = caller?.isAdmin ? statuses : statuses?.filter((status) => status !== 'NodeVersionStatusDeleted');
+    if (listable?.length === 0) return [];
+    const versions = await this.nodes.listVersions(node.id, listable);
     const links = this.archives.linksFor(origin);
     return versions.sort(bySemverDescending).map((version) => toNodeVersionDto(version, links));
   }

@@ -419,7 +419,7 @@ export class PublisherNodesQueryDto {
 
 /** Query of GET /nodes/{nodeId}/versions. */
 export class NodeVersionListQueryDto {
-  /** Only versions with one of these statuses (repeat the parameter); without it every status but deleted. */
+  /** Only versions with one of these statuses (repeat the parameter); without it every status but deleted. Deleted versions are listed to admins only. */
   @ApiProperty({ required: false, isArray: true, enum: NODE_VERSION_STATUSES })
   @IsOptional()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value))

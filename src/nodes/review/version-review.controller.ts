@@ -5,6 +5,7 @@ import { Principal } from '../../auth/principal';
 import { WritesPublicContent } from '../../common/http/http-caching';
 import { RequestOrigin } from '../../common/http/http-request';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
+import { NoQuery } from '../../common/validation/no-query.pipe';
 import { NodeVersionDto } from '../dto/node-version.dto';
 import { AdminVersionDecisionDto, ReviewQueueDto, ReviewQueueQueryDto, VersionReviewDto } from './dto/version-review.dto';
 import { VersionReviewService } from './version-review.service';
@@ -26,6 +27,7 @@ export class VersionReviewController {
     @Param('publisherId') publisherId: string,
     @Param('nodeId') nodeId: string,
     @Param('versionId') versionId: string,
+    @Query(NoQuery) _query: Record<string, never>,
   ): Promise<VersionReviewDto> {
     return this.reviews.reviewRecord(caller, publisherId, nodeId, versionId);
   }
