@@ -191,10 +191,10 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
     });
   });
 
-  it('is documented: 200 and 206 as application/zip, 304, 404 and 416', async () => {
+  it('is documented: 200 and 206 as application/zip, 304, 404, 416 and the rate limit’s 429', async () => {
     const doc = (await t.http.get('/docs-json').expect(200)).body as OpenAPIObject;
     const operation = doc.paths['/archives/{sha256}.zip']?.get;
-    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '206', '304', '404', '416']);
+    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '206', '304', '404', '416', '429']);
     expect(operation?.responses['416']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponseDto' } } } });
     expect(operation?.responses['200']).toMatchObject({ content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } });
   });

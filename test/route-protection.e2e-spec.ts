@@ -142,7 +142,14 @@ describe('Every route needs a bearer token unless it is marked otherwise', () =>
       // A public read never answers 401: an invalid token is ignored there.
       if (route.access !== 'public' && route.access !== 'reader') expect([name(route), operation?.responses['401']]).toEqual([name(route), expect.anything()]);
       expect(operation).not.toHaveProperty(['x-public-operation']);
+      // Every route but health and metrics is rate limited; every route taking JSON reads it with its limits.
+      const limited = !route.path.startsWith('/health') && route.path !== '/metrics';
+      expect([name(route), operation?.responses['429'] !== undefined]).toEqual([name(route), limited]);
+      expect(operation).not.toHaveProperty(['x-unlimited-operation']);
+      const json = operation?.requestBody && 'content' in operation.requestBody && 'application/json' in operation.requestBody.content;
+      if (json) expect([name(route), operation?.responses['413'], operation?.responses['415']]).toEqual([name(route), expect.anything(), expect.anything()]);
     }
+    expect(doc.components?.securitySchemes?.bearer).toMatchObject({ scheme: 'bearer', bearerFormat: 'opaque' });
   });
 });
 

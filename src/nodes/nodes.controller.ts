@@ -47,7 +47,7 @@ export class NodesController {
   @Get(':nodeId')
   // Downloads are flushed every DOWNLOAD_FLUSH_INTERVAL_MS and show here within 2 s (docs/api-rules.md §6).
   @CacheableRead({ serverTtlMs: 2000 - DOWNLOAD_FLUSH_INTERVAL_MS })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 403, 404)
   get(
     @Param('nodeId') nodeId: string,
     @Query() _query: NodeQueryDto,
@@ -95,7 +95,7 @@ export class NodesController {
       'banned node (but for admins). Each 200 counts ' +
       'one download on the node (visible in `downloads` within 2 seconds); a HEAD counts none. Never cached.',
   })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 403, 404)
   install(@Param('nodeId') nodeId: string, @Query() query: InstallQueryDto, @Req() req: HttpRequest): Promise<NodeVersionDto> {
     // A HEAD (answered by this route too) looks, it does not download.
     return this.nodes.install(nodeId, query, requestOrigin(req), req.user, { countDownload: req.method === 'GET' });

@@ -1,4 +1,5 @@
-import { ExecutionContext, Injectable, Module } from '@nestjs/common';
+import { applyDecorators, ExecutionContext, Injectable, Module } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import { SkipThrottle, ThrottlerGuard, ThrottlerLimitDetail, ThrottlerModule } from '@nestjs/throttler';
 import { hashToken } from '../../auth/token-hash';
 import { appConfig, AppConfig } from '../../config/config.module';
@@ -9,8 +10,12 @@ import { HttpRequest } from './http-request';
 
 const THROTTLERS = { ip: 'ip', token: 'token' } as const;
 
+/** Marks an operation of the OpenAPI document that no rate limit applies to (read and removed by swagger.ts). */
+export const UNLIMITED_OPERATION = 'x-unlimited-operation';
+
 /** Exempts a route or controller from both rate-limit windows. */
-export const SkipRateLimit = () => SkipThrottle({ [THROTTLERS.ip]: true, [THROTTLERS.token]: true });
+export const SkipRateLimit = () =>
+  applyDecorators(SkipThrottle({ [THROTTLERS.ip]: true, [THROTTLERS.token]: true }), ApiExtension(UNLIMITED_OPERATION, true));
 
 function bearerToken(req: HttpRequest): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');

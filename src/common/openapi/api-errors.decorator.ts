@@ -12,7 +12,7 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'Conflicts with existing data',
   410: 'Gone: deleted after its retention period',
   413: 'Request body too large',
-  415: 'Request body is not JSON',
+  415: 'Request body is not JSON (in UTF-8), or its Content-Encoding is not gzip, deflate or br',
   416: 'No requested range is within the file; `Content-Range: bytes */size` gives its size',
   422: 'Idempotency-Key reused with a different request body',
   429: 'Too many requests; see Retry-After',

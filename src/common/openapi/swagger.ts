@@ -5,20 +5,23 @@ import { BEARER_SCHEME, PUBLIC_OPERATION } from '../../auth/authenticated.decora
 import { appConfig, AppConfig } from '../../config/config.module';
 import { METRICS_SCHEME } from '../../metrics/metrics.controller';
 import { ErrorResponseDto } from '../errors/error-response.dto';
+import { UNLIMITED_OPERATION } from '../http/rate-limit.module';
 import { errorResponseObject } from './api-errors.decorator';
 
 const OPERATION_KEYS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-type MarkedOperation = OperationObject & { [PUBLIC_OPERATION]?: boolean };
+type MarkedOperation = OperationObject & { [PUBLIC_OPERATION]?: boolean; [UNLIMITED_OPERATION]?: boolean };
 
 /**
- * Documents the global AccessGuard's default: an operation that declares no
- * security (no @Authenticated) and is not marked @Public() needs the bearer
- * token, so it gets the bearer requirement and the 401 reply here. The
- * document cannot forget a route the guard protects. The public mark is
- * removed, since it is only a note from the decorator to this step.
+ * Documents what global enhancers do to every route, so the document cannot
+ * forget one: the AccessGuard's default (an operation that declares no
+ * security and is not marked @Public() needs the bearer token: the bearer
+ * requirement and 401), the rate limit's 429 (but where @SkipRateLimit()),
+ * and the JSON body reader's 413 and 415 on an operation that takes a JSON
+ * body. The marks are removed, since they are only notes from the
+ * decorators to this step.
  */
-function documentDefaultAccess(document: OpenAPIObject): OpenAPIObject {
+function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
   for (const path of Object.values<PathItemObject>(document.paths)) {
     for (const key of OPERATION_KEYS) {
       const operation: MarkedOperation | undefined = path[key];
@@ -28,6 +31,13 @@ function documentDefaultAccess(document: OpenAPIObject): OpenAPIObject {
       } else if (!operation.security) {
         operation.security = [{ [BEARER_SCHEME]: [] }];
         operation.responses['401'] ??= errorResponseObject(401);
+      }
+      if (operation[UNLIMITED_OPERATION]) delete operation[UNLIMITED_OPERATION];
+      else operation.responses['429'] ??= errorResponseObject(429);
+      const body = operation.requestBody;
+      if (body && 'content' in body && 'application/json' in body.content) {
+        operation.responses['413'] ??= errorResponseObject(413);
+        operation.responses['415'] ??= errorResponseObject(415);
       }
     }
   }
@@ -44,14 +54,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('1.0')
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'A personal access token (`npm run cli -- token create`).' },
+      { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'A personal access token (`npm run cli -- token create`).' },
       BEARER_SCHEME,
     )
   // GET /metrics and its token exist only with METRICS_TOKEN (MetricsModule).
   if (app.get<AppConfig>(appConfig.KEY).METRICS_TOKEN !== undefined) {
     builder.addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: '`METRICS_TOKEN`, for `GET /metrics` only.' }, METRICS_SCHEME);
   }
-  return documentDefaultAccess(SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorResponseDto] }));
+  return documentGlobalBehaviour(SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorResponseDto] }));
 }
 
 /**
