@@ -1,3 +1,4 @@
+import { createPublisherWithNode } from './support/registry-fixtures';
 import { TestApp } from './support/test-app';
 
 /**
@@ -51,6 +52,30 @@ describe('TRUST_PROXY and the per-IP rate-limit window', () => {
     try {
       expect(await statuses(t, '203.0.113.1', 1)).toEqual([200]);
       expect(await statuses(t, '203.0.113.2', 2)).toEqual([200, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('The per-token window of a token sent in the body (the publishing CLI’s)', () => {
+  it('counts with the bearer token’s, whatever address the requests come from', async () => {
+    const t = await TestApp.start({ THROTTLE_LIMIT: '3', THROTTLE_TTL_S: '60', TRUST_PROXY: 'loopback' });
+    try {
+      const f = await createPublisherWithNode(t);
+      const publish = (n: number) =>
+        t.http
+          .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
+          .set('X-Forwarded-For', `203.0.113.${n}`)
+          .send({ personal_access_token: f.member.token, node: { id: f.nodeId }, node_version: { version: `1.0.${n}` } });
+      // One request with the token as a bearer header first: the body's count joins it.
+      expect((await t.http.get('/users/me').set('X-Forwarded-For', '203.0.113.100').set(f.member.auth)).status).toBe(200);
+      const statuses = [];
+      for (let n = 1; n <= 4; n++) statuses.push((await publish(n)).status);
+      expect(statuses).toEqual([201, 201, 429, 429]);
+      const limited = await publish(9);
+      expect(limited.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     } finally {
       await t.close();
     }

@@ -4,6 +4,7 @@ import { EntityManager } from 'typeorm';
 import { ArchivesService } from '../archives/archives.service';
 import { StoredArchive } from '../archives/archive-storage';
 import { Principal } from '../auth/principal';
+import { BodyTokenRateLimit } from '../common/http/rate-limit.module';
 import { TransactionRunner } from '../database/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { EXTRACT_PENDING } from './comfy-nodes/extract-status';
@@ -32,6 +33,8 @@ const AWAITING_CHECKS = 'its archive is being checked';
  * storage outside any transaction; the version is then changed in a short
  * one that checks again what the upload was allowed on.
  */
+export const INVALID_BODY_TOKEN = 'invalid or revoked personal_access_token';
+
 @Injectable()
 export class NodePublishingService {
   constructor(
@@ -43,6 +46,7 @@ export class NodePublishingService {
     private readonly tx: TransactionRunner,
     private readonly review: ArchiveReview,
     private readonly history: VersionReviewsRepository,
+    private readonly rateLimit: BodyTokenRateLimit,
   ) {}
 
   /** POST /publishers/{p}/nodes/{n}/versions in either of its two forms. */
@@ -126,8 +130,9 @@ export class NodePublishingService {
     const token = body.personal_access_token;
     const caller = token ? await this.users.authenticate(token) : bearer;
     if (!caller) {
-      throw new UnauthorizedException(token ? 'invalid or revoked personal_access_token' : 'missing personal_access_token');
+      throw new UnauthorizedException(token ? INVALID_BODY_TOKEN : 'missing personal_access_token');
     }
+    if (token) await this.rateLimit.hit(token);
     assertValidVersionNumber(body.node_version.version);
     const version = await this.tx.run(async (manager) => {
       const node = await this.nodes.upsertNode(manager, caller, publisherId, nodeId, body.node);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RateLimitModule } from '../common/http/rate-limit.module';
 import { ArchivesModule } from '../archives/archives.module';
 import { BulkVersionsController } from './bulk-versions.controller';
 import { PublishersModule } from '../publishers/publishers.module';
@@ -24,7 +25,7 @@ import { UploadUrls } from './upload-urls';
 import { UploadsController } from './uploads.controller';
 
 @Module({
-  imports: [PublishersModule, UsersModule, ArchivesModule],
+  imports: [PublishersModule, UsersModule, ArchivesModule, RateLimitModule],
   controllers: [
     NodesController,
     PublisherNodesController,

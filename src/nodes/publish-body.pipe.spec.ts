@@ -1,9 +1,14 @@
-import { BadRequestException } from '@nestjs/common';
+import { BadRequestException, UnauthorizedException } from '@nestjs/common';
+import { UsersService } from '../users/users.service';
 import { CreateNodeVersionDto } from './dto/node-version.dto';
 import { PublishNodeVersionDto } from './dto/publish.dto';
 import { PublishBodyPipe } from './publish-body.pipe';
 
-const transform = (body: object) => new PublishBodyPipe().transform(body, { type: 'body' });
+/** UsersService as the pipe uses it: only to tell whether a body token authenticates someone (`known`). */
+const usersKnowing = (known: boolean) =>
+  ({ authenticate: () => Promise.resolve(known ? { id: 'u1', email: 'u@example.com', name: 'U', isAdmin: false } : null) }) as unknown as UsersService;
+
+const transform = (body: object, users = usersKnowing(true)) => new PublishBodyPipe(users).transform(body, { type: 'body' });
 
 async function messageFor(body: object): Promise<string> {
   const error: unknown = await transform(body).catch((caught: unknown) => caught);
@@ -103,6 +108,16 @@ describe('PublishBodyPipe', () => {
     expect(await messageFor({ version: '1.0.0', supported_comfyui_version: '>=0.3.0', supported_app_version: '' })).toBe(
       'supported_comfyui_version and supported_app_version name the same field but differ: send one of them',
     );
+  });
+
+  it('answers 401 before any complaint about the body when its token authenticates no one', async () => {
+    for (const body of [
+      { ...bareCliBody, node: { id: 'acme-upscaler', bogus: 1 } },
+      { ...bareCliBody, node_version: { version: '1.0.0', supported_comfyui_version: '>=1', supported_app_version: '>=2' } },
+    ]) {
+      const error: unknown = await transform(body, usersKnowing(false)).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(UnauthorizedException);
+    }
   });
 
   it('still refuses keys no client sends, and invalid values under either name', async () => {

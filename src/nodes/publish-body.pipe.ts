@@ -1,8 +1,10 @@
-import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform, UnauthorizedException } from '@nestjs/common';
 import { isPlainObject } from '../common/validation/plain-object';
 import { StrictValidationPipe } from '../common/validation/validation.pipe';
+import { UsersService } from '../users/users.service';
 import { CreateNodeVersionDto } from './dto/node-version.dto';
 import { PublishNodeVersionDto } from './dto/publish.dto';
+import { INVALID_BODY_TOKEN } from './node-publishing.service';
 
 type Fields = Record<string, unknown>;
 
@@ -43,6 +45,16 @@ function fromCli(part: Fields, path: string, isUnset: (key: string, field: unkno
   return withOwnNames(Object.fromEntries(Object.entries(part).filter(([key, field]) => !isUnset(ownName(key), field))), path);
 }
 
+/** The CLI's body with its `node` and `node_version` as fromCli makes them. */
+function fromCliForm(body: Fields): Fields {
+  const { node, node_version } = body;
+  return {
+    ...body,
+    ...(isPlainObject(node) ? { node: fromCli(node, 'node.', unsetInNode) } : {}),
+    ...(isPlainObject(node_version) ? { node_version: fromCli(node_version, 'node_version.', unsetInVersion) } : {}),
+  };
+}
+
 /**
  * POST /publishers/{p}/nodes/{n}/versions takes two bodies (docs/api-rules.md §6):
  * the bearer form (CreateNodeVersionDto) and the public registry CLI's
@@ -57,22 +69,20 @@ function fromCli(part: Fields, path: string, isUnset: (key: string, field: unkno
 export class PublishBodyPipe implements PipeTransform {
   private readonly validation = new StrictValidationPipe();
 
+  constructor(private readonly users: UsersService) {}
+
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const cliForm = isPlainObject(value) && ('personal_access_token' in value || 'node_version' in value);
-    let body = value;
-    if (cliForm) {
-      const { node, node_version } = value;
-      body = {
-        ...value,
-        ...(isPlainObject(node) ? { node: fromCli(node, 'node.', unsetInNode) } : {}),
-        ...(isPlainObject(node_version) ? { node_version: fromCli(node_version, 'node_version.', unsetInVersion) } : {}),
-      };
-    } else if (isPlainObject(value)) {
-      body = withOwnNames(value, '');
+    try {
+      return await this.validation.transform(cliForm ? fromCliForm(value) : isPlainObject(value) ? withOwnNames(value, '') : value, {
+        ...metadata,
+        metatype: cliForm ? PublishNodeVersionDto : CreateNodeVersionDto,
+      });
+    } catch (error) {
+      // A body token that authenticates no one is a 401 before any complaint about the rest, as a bearer token is.
+      const token = cliForm ? value.personal_access_token : undefined;
+      if (typeof token === 'string' && !(await this.users.authenticate(token))) throw new UnauthorizedException(INVALID_BODY_TOKEN);
+      throw error;
     }
-    return this.validation.transform(body, {
-      ...metadata,
-      metatype: cliForm ? PublishNodeVersionDto : CreateNodeVersionDto,
-    });
   }
 }

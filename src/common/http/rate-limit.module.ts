@@ -1,6 +1,6 @@
-import { applyDecorators, ExecutionContext, Injectable, Module } from '@nestjs/common';
+import { applyDecorators, ExecutionContext, Inject, Injectable, Module } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
-import { SkipThrottle, ThrottlerGuard, ThrottlerLimitDetail, ThrottlerModule } from '@nestjs/throttler';
+import { InjectThrottlerStorage, SkipThrottle, ThrottlerGuard, ThrottlerLimitDetail, ThrottlerModule, ThrottlerStorage } from '@nestjs/throttler';
 import { hashToken } from '../../auth/token-hash';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { TooManyRequestsException } from '../errors/too-many-requests.exception';
@@ -22,14 +22,41 @@ function bearerToken(req: HttpRequest): string | undefined {
   return match?.[1];
 }
 
-/** Sends the contract's 429: the error body plus a plain `Retry-After`. */
+/** A client's one window across all routes (the library's default key is per route). */
+const windowKey = (throttler: string, tracker: string) => `${throttler}:${tracker}`;
+
+/** The contract's 429: the error body plus a plain `Retry-After`. */
+function tooManyRequests(limit: number, ttlMs: number, retryAfterS: number): TooManyRequestsException {
+  return new TooManyRequestsException(`too many requests: at most ${limit} per ${ttlMs / 1000} s; retry after ${retryAfterS} s`, Math.max(1, retryAfterS));
+}
+
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   protected override throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
-    throw new TooManyRequestsException(
-      `too many requests: at most ${detail.limit} per ${detail.ttl / 1000} s; retry after ${detail.timeToBlockExpire} s`,
-      Math.max(1, detail.timeToBlockExpire),
-    );
+    throw tooManyRequests(detail.limit, detail.ttl, detail.timeToBlockExpire);
+  }
+}
+
+/**
+ * The per-token window for a token that comes in a request body (the
+ * publishing CLI's `personal_access_token`), which the guard cannot see: it
+ * runs before the body is read. The same window as the token's in a bearer
+ * header (same key, same storage), counted once the body is read.
+ */
+@Injectable()
+export class BodyTokenRateLimit {
+  constructor(
+    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
+    @Inject(appConfig.KEY) private readonly config: AppConfig,
+  ) {}
+
+  /** Counts one request of `token`'s; 429 past the window's limit. */
+  async hit(token: string): Promise<void> {
+    const limit = this.config.THROTTLE_LIMIT;
+    if (limit === 0) return;
+    const ttlMs = this.config.THROTTLE_TTL_S * 1000;
+    const { isBlocked, timeToBlockExpire } = await this.storage.increment(windowKey(THROTTLERS.token, hashToken(token)), ttlMs, limit, ttlMs, THROTTLERS.token);
+    if (isBlocked) throw tooManyRequests(limit, ttlMs, timeToBlockExpire);
   }
 }
 
@@ -50,8 +77,7 @@ export class RateLimitGuard extends ThrottlerGuard {
           storage: redis.client ? new FailOpenThrottlerStorage(redis.client, redis) : undefined,
           setHeaders: false,
           skipIf: () => disabled,
-          // One window per client across all routes (the default key is per route).
-          generateKey: (_context: ExecutionContext, tracker: string, throttler: string) => `${throttler}:${tracker}`,
+          generateKey: (_context: ExecutionContext, tracker: string, throttler: string) => windowKey(throttler, tracker),
           throttlers: [
             { name: THROTTLERS.ip, ...window, getTracker: (req: Record<string, unknown>) => String((req as unknown as HttpRequest).ip) },
             {
@@ -66,5 +92,7 @@ export class RateLimitGuard extends ThrottlerGuard {
       },
     }),
   ],
+  providers: [BodyTokenRateLimit],
+  exports: [BodyTokenRateLimit],
 })
 export class RateLimitModule {}
