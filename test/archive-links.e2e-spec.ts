@@ -46,6 +46,11 @@ describe('downloadUrl of an archive', () => {
       await first.http.get(`/nodes/${f.nodeId}/versions/1.0.0`).set('Host', 'attacker.example').expect(200);
       expect((await first.http.get(`/nodes/${f.nodeId}/versions/1.0.0`).expect(200)).body.downloadUrl).toBe(`${origin}${link}`);
       expect((await first.http.get(`/nodes/${f.nodeId}/install`).expect(200)).body.downloadUrl).toBe(`${origin}${link}`);
+      // A Host that is not a host carries nothing into links, nor into the cache's keys (where it could pose as a path).
+      const smuggled = await first.http.get(`/nodes/${f.nodeId}/versions/1.0.0`).set('Host', 'evil.example/x').expect(200);
+      expect(smuggled.body.downloadUrl).toBe(`http://localhost${link}`);
+      await first.http.get('/nodes').set('Host', `${new URL(origin).host}/publishers/${f.publisherId}`).expect(200);
+      expect(Array.isArray((await first.http.get(`/publishers/${f.publisherId}/nodes`).expect(200)).body)).toBe(true);
       const stored = await first.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ nodeId: f.nodeId, version: '1.0.0' });
       expect(stored).toMatchObject({ archiveSha256: sha256(zip), downloadUrl: null });
     } finally {

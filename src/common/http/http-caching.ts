@@ -99,7 +99,8 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
     if (!anonymous) return next.handle().pipe(tap(setHeaders));
     const url = new URL(request.url ?? '/', 'http://cache.key');
     const takesLatest = this.reflector.get<boolean | undefined>(LATEST_PARAM, context.getHandler()) === true;
-    const key = `${this.keyedByOrigin ? requestOrigin(request) : ''}${cacheKey(url, takesLatest)}`;
+    // A space cannot be in an origin nor in a path as sent, so no two requests' parts run together into one key.
+    const key = `${this.keyedByOrigin ? requestOrigin(request) : ''} ${cacheKey(url, takesLatest)}`;
     // `latest=true` asks for the database's answer (docs/api-rules.md §9.1), which then refreshes the cached one.
     const cached = takesLatest && url.searchParams.get('latest') === 'true' ? undefined : this.cache.get(key);
     if (cached !== undefined) {

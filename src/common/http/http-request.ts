@@ -18,13 +18,19 @@ export interface HttpRequest {
   user?: Principal;
 }
 
+/** A Host header as RFC 9110 allows one: a name or IPv4 address, or a bracketed IPv6 address, and an optional port. */
+const VALID_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
 /**
  * The origin a client reached this service at, from its Host header, for
  * absolute URLs in replies when PUBLIC_BASE_URL is unset. Plain http: the
  * service itself never terminates TLS (set PUBLIC_BASE_URL behind a proxy).
+ * A Host that is not a host (Node accepts any text) counts as `localhost`:
+ * it could carry a path into links and into the read cache's keys.
  */
 export function requestOrigin(req: { headers: IncomingHttpHeaders }): string {
-  return `http://${req.headers.host ?? 'localhost'}`;
+  const host = req.headers.host;
+  return `http://${host !== undefined && VALID_HOST.test(host) ? host : 'localhost'}`;
 }
 
 /** The request's origin (requestOrigin), for a handler whose reply holds absolute links. */
