@@ -32,6 +32,15 @@ describe('Reviews', () => {
     expect(await t.dataSource.getRepository(ReviewEntity).countBy({ nodeId: f.nodeId })).toBe(0);
   });
 
+  it('takes no body: a field in one is 400 naming it (it would be ignored), records nothing; {} is nothing', async () => {
+    const user = await t.createUser();
+    const typo = await review(user, 5).send({ star: 4, comment: 'great' }).expect(400);
+    expect(typo.body.message).toBe('property star should not exist; property comment should not exist');
+    expect((await review(user, 5).send([5]).expect(400)).body.message).toBe('this route takes no request body');
+    expect(await t.dataSource.getRepository(ReviewEntity).countBy({ nodeId: f.nodeId })).toBe(0);
+    expect((await review(user, 5).send({}).expect(200)).body.rating).toBe(5);
+  });
+
   it('a missing star is 400', async () => {
     const user = await t.createUser();
     await t.http.post(`/nodes/${f.nodeId}/reviews`).set(user.auth).expect(400);

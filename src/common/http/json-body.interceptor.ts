@@ -1,9 +1,12 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { BadRequestException, CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
 import { IncomingMessage } from 'node:http';
 import { Observable } from 'rxjs';
 import { bodyHandlingOf } from './json-body-limits';
 import { readJsonBody } from './json-body-reader';
+import { isPlainObject } from '../validation/plain-object';
 
 /**
  * Reads each request's JSON body, within its route's limits, after the
@@ -14,6 +17,9 @@ import { readJsonBody } from './json-body-reader';
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
+  /** Whether each handler has a `@Body()` parameter, read once from the route's parameter metadata. */
+  private readonly takesBody = new WeakMap<object, boolean>();
+
   constructor(private readonly reflector: Reflector) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -21,7 +27,31 @@ export class JsonBodyInterceptor implements NestInterceptor {
     if (context.getType() === 'http' && handling.kind === 'json') {
       const req = context.switchToHttp().getRequest<IncomingMessage & { body?: unknown }>();
       req.body = await readJsonBody(req, handling.limits);
+      if (req.body !== undefined && !this.handlerTakesBody(context)) assertNothingIn(req.body);
     }
     return next.handle();
   }
+
+  private handlerTakesBody(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let takes = this.takesBody.get(handler);
+    if (takes === undefined) {
+      // The parameters' metadata as @nestjs/swagger reads it: keys `${RouteParamtypes}:${index}`.
+      const parameters = Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) as Record<string, unknown> | undefined;
+      takes = Object.keys(parameters ?? {}).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
+      this.takesBody.set(handler, takes);
+    }
+    return takes;
+  }
+}
+
+/**
+ * A route that takes no body accepts none but `{}` (what some clients send
+ * for nothing): anything in it would be silently ignored, which the contract
+ * refuses as it refuses an unknown field (400 naming each).
+ */
+function assertNothingIn(body: unknown): void {
+  if (!isPlainObject(body)) throw new BadRequestException('this route takes no request body');
+  const fields = Object.keys(body);
+  if (fields.length > 0) throw new BadRequestException(fields.map((field) => `property ${field} should not exist`).join('; '));
 }

@@ -35,6 +35,10 @@ describe('StrictValidationPipe', () => {
     );
   });
 
+  it('names an unknown nested field by its path', async () => {
+    expect(await messageFor({ name: 'n', inner: { count: 1, extra: 1 }, extra: 2 })).toBe('property extra should not exist; property inner.extra should not exist');
+  });
+
   it('says only "cannot be null" for a forbidden null', async () => {
     expect(await messageFor({ name: null, inner: { count: 1 } })).toBe('name cannot be null');
   });

@@ -1,14 +1,20 @@
 import { ArgumentMetadata, BadRequestException, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 
+/** class-validator's message for a field the class does not declare (whitelist). */
+const unknownProperty = (property: string) => `property ${property} should not exist`;
+
 /** Every failed constraint as "<field path>: <problem>"-style sentences, nested fields included. */
 export function describeValidationErrors(errors: ValidationError[], parentPath = ''): string[] {
   return errors.flatMap((error) => {
     const path = parentPath ? `${parentPath}.${error.property}` : error.property;
     // A null where null is not allowed fails every type check too; saying so once is clearer.
     const constraints = error.constraints?.notNullable ? { notNullable: error.constraints.notNullable } : error.constraints;
-    const own = Object.values(constraints ?? {}).map((text) =>
-      parentPath && text.startsWith(`${error.property} `) ? `${path}${text.slice(error.property.length)}` : text,
-    );
+    const own = Object.values(constraints ?? {}).map((text) => {
+      if (!parentPath) return text;
+      // Each message names its field first, but for an unknown field ("property x should not exist"): both get the path.
+      if (text.startsWith(`${error.property} `)) return `${path}${text.slice(error.property.length)}`;
+      return text === unknownProperty(error.property) ? unknownProperty(path) : text;
+    });
     return [...own, ...describeValidationErrors(error.children ?? [], path)];
   });
 }
