@@ -4,7 +4,6 @@ import { EntityManager } from 'typeorm';
 import { ArchivesService } from '../archives/archives.service';
 import { StoredArchive } from '../archives/archive-storage';
 import { Principal } from '../auth/principal';
-import { BodyTokenRateLimit } from '../common/http/rate-limit.module';
 import { TransactionRunner } from '../database/transaction-runner';
 import { UsersService } from '../users/users.service';
 import { EXTRACT_PENDING } from './comfy-nodes/extract-status';
@@ -46,7 +45,6 @@ export class NodePublishingService {
     private readonly tx: TransactionRunner,
     private readonly review: ArchiveReview,
     private readonly history: VersionReviewsRepository,
-    private readonly rateLimit: BodyTokenRateLimit,
   ) {}
 
   /** POST /publishers/{p}/nodes/{n}/versions in either of its two forms. */
@@ -132,7 +130,6 @@ export class NodePublishingService {
     if (!caller) {
       throw new UnauthorizedException(token ? INVALID_BODY_TOKEN : 'missing personal_access_token');
     }
-    if (token) await this.rateLimit.hit(token);
     assertValidVersionNumber(body.node_version.version);
     const version = await this.tx.run(async (manager) => {
       const node = await this.nodes.upsertNode(manager, caller, publisherId, nodeId, body.node);

@@ -1,4 +1,5 @@
 import { BadRequestException, UnauthorizedException } from '@nestjs/common';
+import { BodyTokenRateLimit } from '../common/http/rate-limit.module';
 import { UsersService } from '../users/users.service';
 import { CreateNodeVersionDto } from './dto/node-version.dto';
 import { PublishNodeVersionDto } from './dto/publish.dto';
@@ -8,10 +9,13 @@ import { PublishBodyPipe } from './publish-body.pipe';
 const usersKnowing = (known: boolean) =>
   ({ authenticate: () => Promise.resolve(known ? { id: 'u1', email: 'u@example.com', name: 'U', isAdmin: false } : null) }) as unknown as UsersService;
 
-const transform = (body: object, users = usersKnowing(true)) => new PublishBodyPipe(users).transform(body, { type: 'body' });
+/** A window that never fills: the pipe's rate limit is the e2e suites' (trust-proxy.e2e-spec.ts). */
+const unlimited = { hit: () => Promise.resolve() } as unknown as BodyTokenRateLimit;
 
-async function messageFor(body: object): Promise<string> {
-  const error: unknown = await transform(body).catch((caught: unknown) => caught);
+const transform = (body: object, users = usersKnowing(true)) => new PublishBodyPipe(users, unlimited).transform(body, { type: 'body' });
+
+async function messageFor(body: object, users = usersKnowing(true)): Promise<string> {
+  const error: unknown = await transform(body, users).catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(BadRequestException);
   return ((error as BadRequestException).getResponse() as { message: string }).message;
 }
@@ -118,11 +122,15 @@ describe('PublishBodyPipe', () => {
       const error: unknown = await transform(body, usersKnowing(false)).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(UnauthorizedException);
     }
+    // "" is no token (a bearer header may authenticate): the body's own problem is the answer.
+    expect(await messageFor({ ...bareCliBody, personal_access_token: '', node: { id: 'acme-upscaler', bogus: 1 } }, usersKnowing(false))).toBe(
+      'property node.bogus should not exist',
+    );
   });
 
   it('still refuses keys no client sends, and invalid values under either name', async () => {
     expect(await messageFor({ ...bareCliBody, node_version: { version: '1.0.0', supported_comfyui_versions: '>=1' } })).toBe(
-      'property supported_comfyui_versions should not exist',
+      'property node_version.supported_comfyui_versions should not exist',
     );
     // Checked under this API's name, which the message then uses.
     expect(await messageFor({ ...bareCliBody, node_version: { version: '1.0.0', supported_comfyui_version: ['>=1'] } })).toBe(

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform, UnauthorizedException } from '@nestjs/common';
 import { isPlainObject } from '../common/validation/plain-object';
+import { BodyTokenRateLimit } from '../common/http/rate-limit.module';
 import { StrictValidationPipe } from '../common/validation/validation.pipe';
 import { UsersService } from '../users/users.service';
 import { CreateNodeVersionDto } from './dto/node-version.dto';
@@ -69,20 +70,23 @@ function fromCliForm(body: Fields): Fields {
 export class PublishBodyPipe implements PipeTransform {
   private readonly validation = new StrictValidationPipe();
 
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly rateLimit: BodyTokenRateLimit,
+  ) {}
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const cliForm = isPlainObject(value) && ('personal_access_token' in value || 'node_version' in value);
-    try {
-      return await this.validation.transform(cliForm ? fromCliForm(value) : isPlainObject(value) ? withOwnNames(value, '') : value, {
-        ...metadata,
-        metatype: cliForm ? PublishNodeVersionDto : CreateNodeVersionDto,
-      });
-    } catch (error) {
-      // A body token that authenticates no one is a 401 before any complaint about the rest, as a bearer token is.
-      const token = cliForm ? value.personal_access_token : undefined;
-      if (typeof token === 'string' && !(await this.users.authenticate(token))) throw new UnauthorizedException(INVALID_BODY_TOKEN);
-      throw error;
+    const token = cliForm ? value.personal_access_token : undefined;
+    // A body token is checked and counted before the rest of the body, as the guards do a bearer token: 401 for one
+    // that authenticates no one, 429 past its window. ("" is no token: the bearer header, if any, authenticates.)
+    if (typeof token === 'string' && token !== '') {
+      if (!(await this.users.authenticate(token))) throw new UnauthorizedException(INVALID_BODY_TOKEN);
+      await this.rateLimit.hit(token);
     }
+    return this.validation.transform(cliForm ? fromCliForm(value) : isPlainObject(value) ? withOwnNames(value, '') : value, {
+      ...metadata,
+      metatype: cliForm ? PublishNodeVersionDto : CreateNodeVersionDto,
+    });
   }
 }
