@@ -7,7 +7,7 @@ const { createHash, randomUUID } = require('node:crypto');
 
 /** The columns a version reply shows (NodeVersionDto), read under the alias `v_` in the node read-back. */
 const VERSION_COLUMNS = [
-  'id', 'node_id', 'version', 'changelog', 'dependencies', 'deprecated', 'download_url', 'status', 'status_reason',
+  'id', 'node_id', 'version', 'changelog', 'dependencies', 'deprecated', 'download_url', 'archive_sha256', 'status', 'status_reason',
   'app_node_extract_status', 'supported_os', 'supported_accelerators', 'supported_app_version',
   'supported_app_frontend_version', 'tags', 'tags_admin', 'created_at',
 ];
@@ -52,7 +52,13 @@ function compatibility(row, prefix = '') {
   };
 }
 
-function toVersion(row, prefix = '') {
+/** As the service makes it: an archive's link on the request's origin, else the link an admin gave. */
+function downloadUrlOf(row, prefix, origin) {
+  const sha256 = row[`${prefix}archive_sha256`];
+  return sha256 ? `${origin}/archives/${sha256}.zip` : row[`${prefix}download_url`];
+}
+
+function toVersion(row, origin, prefix = '') {
   return omitAbsent({
     id: row[`${prefix}id`],
     node_id: row[`${prefix}node_id`],
@@ -60,7 +66,7 @@ function toVersion(row, prefix = '') {
     changelog: row[`${prefix}changelog`],
     dependencies: json(row[`${prefix}dependencies`]),
     deprecated: Boolean(row[`${prefix}deprecated`]),
-    downloadUrl: row[`${prefix}download_url`],
+    downloadUrl: downloadUrlOf(row, prefix, origin),
     status: row[`${prefix}status`],
     status_reason: row[`${prefix}status_reason`],
     app_node_extract_status: row[`${prefix}app_node_extract_status`],
@@ -69,7 +75,7 @@ function toVersion(row, prefix = '') {
   });
 }
 
-function toNode(row) {
+function toNode(row, origin) {
   return omitAbsent({
     id: row.id,
     name: row.name,
@@ -101,7 +107,7 @@ function toNode(row) {
       status: row.p_status,
       createdAt: isoDate(row.p_created_at),
     }),
-    latest_version: row.v_id === null ? undefined : toVersion(row, 'v_'),
+    latest_version: row.v_id === null ? undefined : toVersion(row, origin, 'v_'),
   });
 }
 
@@ -193,13 +199,15 @@ function readBody(req) {
   });
 }
 
+const originOf = (req) => `http://${req.headers.host}`;
+
 const routes = [
   [/^PUT \/publishers\/([^/]+)\/nodes\/([^/]+)$/, async (req, res, [publisherId, nodeId], user) => {
     const body = await readBody(req);
     if (!(await db.get('member', publisherId, user.id))) return send(res, 403, {});
     const node = await db.get('node', nodeId.toLowerCase());
     await db.run('updateNode', body.description, new Date().toISOString(), node.id);
-    send(res, 200, toNode(await db.get('nodeFull', node.normalized_id)));
+    send(res, 200, toNode(await db.get('nodeFull', node.normalized_id), originOf(req)));
   }],
   [/^PUT \/publishers\/([^/]+)\/nodes\/([^/]+)\/versions\/([^/]+)$/, async (req, res, [publisherId, nodeId, versionId], user) => {
     const body = await readBody(req);
@@ -207,17 +215,17 @@ const routes = [
     const node = await db.get('node', nodeId.toLowerCase());
     const version = await db.get('version', node.id, versionId, versionId);
     await db.run('updateVersion', body.changelog, version.id);
-    send(res, 200, toVersion(await db.get('versionById', version.id)));
+    send(res, 200, toVersion(await db.get('versionById', version.id), originOf(req)));
   }],
   [/^POST \/nodes\/([^/]+)\/reviews\?star=(\d)$/, async (req, res, [nodeId, star], user) => {
     req.resume();
     const node = await db.get('node', nodeId.toLowerCase());
     const now = new Date().toISOString();
     await db.review(node.id, user.id, Number(star), now);
-    send(res, 200, toNode(await db.get('nodeFull', node.normalized_id)));
+    send(res, 200, toNode(await db.get('nodeFull', node.normalized_id), originOf(req)));
   }],
   [/^GET \/nodes\/([^/]+)$/, async (req, res, [nodeId]) => {
-    send(res, 200, toNode(await db.get('nodeFull', nodeId.toLowerCase())));
+    send(res, 200, toNode(await db.get('nodeFull', nodeId.toLowerCase()), originOf(req)));
   }],
 ];
 

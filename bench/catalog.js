@@ -58,8 +58,6 @@ const COMPAT = { appPatch: 25, formFactor: 'git-linux', os: 'POSIX :: Linux' };
 /** Node classes of each node's latest version (`${PascalCaseOfId}Node${k}`, unique names). */
 const CLASSES_PER_NODE = 2;
 const PUBLISHER = 'bench-catalog';
-/** Where seeded downloadUrls point. */
-const SEED_BASE_URL = 'https://registry.bench.invalid';
 
 /** The routes measured, in turn; the growth targets' routes; cached (the same request again) and uncached (after a write). */
 const ROUTES = {
@@ -201,8 +199,8 @@ function buildCatalog(n, { sha256, userId }) {
         changelog: `${capitalize(words(1)[0])} ${words(6).join(' ')}.`,
         dependencies: json(DEPENDENCIES.slice(i % 5, (i % 5) + (i % 4))),
         deprecated: false,
-        // Every version is installable: the compatible page may show an older one.
-        download_url: `${SEED_BASE_URL}/archives/${sha256}.zip`,
+        // Every version is installable (its archive's link is made per reply): the compatible page may show an older one.
+        download_url: null,
         archive_sha256: sha256,
         status: 'NodeVersionStatusActive',
         status_reason: null,

@@ -146,11 +146,11 @@ export class PublisherNodesController {
     description:
       'The body is the zip itself (Content-Type: application/zip, at most ARCHIVE_MAX_BYTES). The version’s ' +
       '`downloadUrl` then points at `/archives/{sha256}.zip`; a pending version becomes active. Not a zip: 400; ' +
-      'too large: 413.',
+      'too large: 413; a deleted version, a version its checks blocked, or (but for admins) a flagged one: 409.',
   })
   @ApiConsumes('application/zip')
   @ApiBody(ZIP_BODY)
-  @ApiErrors(400, 403, 404, 413)
+  @ApiErrors(400, 403, 404, 409, 413)
   uploadArchive(
     @CurrentUser() caller: Principal,
     @Param('publisherId') publisherId: string,

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { TestApp } from './test-app';
@@ -19,14 +18,9 @@ export interface AnnouncedRequest {
   bodyStart: string;
 }
 
-/** The port the app's server listens on, started on a free one if it is not listening yet. */
-async function portOf(t: TestApp): Promise<number> {
-  const server = t.app.getHttpServer() as { address(): AddressInfo | string | null; listening: boolean; listen(port: number): void };
-  if (!server.listening) {
-    server.listen(0);
-    await once(server as unknown as NodeJS.EventEmitter, 'listening');
-  }
-  return (server.address() as AddressInfo).port;
+/** The port the app's server listens on (test apps listen from the start). */
+function portOf(t: TestApp): number {
+  return (t.app.getHttpServer() as { address(): AddressInfo }).address().port;
 }
 
 export interface BodyReply {
@@ -57,7 +51,7 @@ export async function sendBody(
   body: Buffer,
   { agent, untilSent = false }: SendOptions = {},
 ): Promise<BodyReply> {
-  const port = await portOf(t);
+  const port = portOf(t);
   return new Promise<BodyReply>((resolve, reject) => {
     let reply: BodyReply | undefined;
     let sent = false;
@@ -108,7 +102,7 @@ function requestHead(method: string, path: string, contentLength: number, header
  * the body would never answer: that shows as the socket's idle timeout.
  */
 export async function announceBody(t: TestApp, announced: AnnouncedRequest): Promise<RawReply> {
-  const port = await portOf(t);
+  const port = portOf(t);
   const socket = connect(port, '127.0.0.1');
   socket.setTimeout(5000);
   socket.write(requestHead(announced.method, announced.path, announced.contentLength, announced.headers) + announced.bodyStart);
@@ -141,7 +135,7 @@ export interface ContinuedReply extends RawReply {
  * the head, then the body only once a 100 Continue comes; the final reply.
  */
 export async function sendExpectingContinue(t: TestApp, method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<ContinuedReply> {
-  const port = await portOf(t);
+  const port = portOf(t);
   const socket = connect(port, '127.0.0.1');
   socket.setTimeout(5000);
   socket.write(requestHead(method, path, body.length, { ...headers, Expect: '100-continue' }));
@@ -215,7 +209,7 @@ function parseReply(received: Buffer): RawReply | undefined {
  * if no reply came by then, or if the connection is still open after `giveUpMs`.
  */
 export async function sendEndlessBody(t: TestApp, sent: EndlessBodyRequest, giveUpMs = 60_000): Promise<EndlessBodyOutcome> {
-  const port = await portOf(t);
+  const port = portOf(t);
   const socket = connect(port, '127.0.0.1');
   const head = Object.entries({ Host: 'localhost', 'Transfer-Encoding': 'chunked', ...sent.headers });
   socket.write(`${sent.method} ${sent.path} HTTP/1.1\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`);

@@ -52,13 +52,15 @@ export class TestApp {
       restoreEnvironment();
       if (ownStorageDir) await rm(ownStorageDir, { recursive: true, force: true });
     };
+    let app: INestApplication | undefined;
     try {
-      const app = await createApp(options);
+      app = await createApp(options);
       // Listening from the start, on one port (PORT, else a free one), every request reaches the app at one origin, as a deployed service's
       // clients do (replies' links and the read cache's keys follow the origin; supertest would pick a port per request).
       await app.listen(Number(env.PORT ?? 0), '127.0.0.1');
       return new TestApp(app, storageDir, cleanUp);
     } catch (error) {
+      await app?.close();
       await cleanUp();
       throw error;
     }

@@ -71,6 +71,8 @@ describe('obfuscatedExecFindings', () => {
       'compile(g(S), "x", "exec")', // 10
       'other = len', // 11
       'exec(other(S))', // 12
+      'run2 = f2 = base64.b32decode', // 13
+      'exec(run2(S))', // 14
     ].join('\n');
     expect(found(source)).toEqual([
       [3, 'line 3 runs exec() on what base64.b64decode() decodes'],
@@ -78,6 +80,7 @@ describe('obfuscatedExecFindings', () => {
       [5, 'line 5 runs builtins.exec() on what base64.b64decode() decodes'],
       [8, 'line 8 runs builtins.eval() on what base64.b85decode() decodes'],
       [10, 'line 10 runs compile() on what base64.b64decode() decodes'],
+      [14, 'line 14 runs exec() on what base64.b32decode() decodes'],
     ]);
   });
 

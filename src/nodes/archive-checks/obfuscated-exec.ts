@@ -18,6 +18,18 @@ const DECODERS = new Set([
   'bytearray.fromhex',
 ]);
 
+/** What a chained assignment's value is: `b64decode` in `a = b = base64.b64decode`, or `(f := base64.b64decode)`. Read without recursion. */
+function assignedValue(value: Node): Node {
+  let node = value;
+  for (let read = 0; read < MAX_NODES_READ; read++) {
+    const inner =
+      node.type === 'assignment' ? node.childForFieldName('right') : node.type === 'named_expression' ? node.childForFieldName('value') : node.type === 'parenthesized_expression' ? node.firstNamedChild : null;
+    if (inner === null) return node;
+    node = inner;
+  }
+  return node;
+}
+
 /** The dotted names an assignment may make another name stand for: decoders and sinks, and so their modules. */
 const NAMES_FOLLOWED = [...DECODERS, ...SINKS];
 
@@ -145,7 +157,7 @@ class ModuleNames {
         const value = assignment.childForFieldName(assignment.type === 'named_expression' ? 'value' : 'right');
         if (target?.type !== 'identifier' || value === null) continue;
         const name = identifier(target);
-        const stands = this.aliases.has(name) ? undefined : this.qualifiedName(value);
+        const stands = this.aliases.has(name) ? undefined : this.qualifiedName(assignedValue(value));
         if (stands !== undefined && stands !== name && NAMES_FOLLOWED.some((followed) => followed === stands || followed.startsWith(`${stands}.`))) {
           this.aliases.set(name, stands);
           changed = true;

@@ -21,7 +21,7 @@ export class VersionReviewController {
   /** Why a version has its status: the findings of its archive's checks (file, line, code, message) and every status change. Members and admins. */
   @Get('publishers/:publisherId/nodes/:nodeId/versions/:versionId/review')
   @Authenticated()
-  @ApiErrors(403, 404)
+  @ApiErrors(400, 403, 404)
   review(
     @CurrentUser() caller: Principal,
     @Param('publisherId') publisherId: string,
