@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { AppExtension, AppModule } from './app.module';
 import { createHttpAdapter } from './common/http/http-adapter';
-import { requestIdOf } from './common/http/request-id';
+import { RequestLogMiddleware } from './common/logging/request-log.middleware';
 import { AppLogger } from './common/logging/app-logger';
 import { applyCompression } from './common/http/http-caching';
 import { applySecurity } from './common/http/security';
@@ -34,12 +34,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   });
   app.useLogger(app.get(AppLogger));
   app.enableShutdownHooks();
-  // First of all middleware: every reply carries X-Request-Id, CORS preflights and Swagger's routes
-  // (mounted ahead of Nest's middleware) included.
-  app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
-    requestIdOf(req, res);
-    next();
-  });
+  // First of all middleware: every request is logged and its reply carries X-Request-Id, CORS preflights and
+  // Swagger's routes (mounted ahead of Nest's middleware) included.
+  const requestLog = app.get(RequestLogMiddleware);
+  app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => requestLog.use(req, res, next));
   applySecurity(app, app.get<AppConfig>(appConfig.KEY));
   applyCompression(app);
   setupSwagger(app);

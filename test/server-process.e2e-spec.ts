@@ -34,6 +34,14 @@ describe('The server process', () => {
         durationMs: expect.any(Number),
       });
       expect(server.output()).not.toContain(secret);
+      // Swagger's routes, mounted ahead of Nest's, are logged too.
+      expect((await fetch(`http://127.0.0.1:${port}/docs-json`, { headers: { 'X-Request-Id': 'process-test-docs' } })).status).toBe(200);
+      await waitFor(() => server.output().includes('process-test-docs'));
+      const docsLine = server
+        .output()
+        .split('\n')
+        .find((text) => text.includes('process-test-docs'));
+      expect(JSON.parse(docsLine ?? '{}')).toMatchObject({ req: { method: 'GET', path: '/docs-json' }, res: { status: 200 } });
     } finally {
       server.child.kill('SIGTERM');
     }
