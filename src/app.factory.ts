@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import pino from 'pino';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { AppExtension, AppModule } from './app.module';
 import { createHttpAdapter } from './common/http/http-adapter';
@@ -29,7 +30,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   const app = await NestFactory.create(modules, adapter, {
     // Bodies are read after authentication, with limits enforced as they stream in (see JsonBodyInterceptor).
     bodyParser: false,
-    bufferLogs: true,
+    // JSON lines from the start: a module that fails to start (a bad setting) is logged as everything else is.
+    logger: new AppLogger(pino({ level: environment.LOG_LEVEL })),
     abortOnError: false,
   });
   app.useLogger(app.get(AppLogger));

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { createApp } from './app.factory';
 import { AppLogger } from './common/logging/app-logger';
 import { appConfig, AppConfig } from './config/config.module';
@@ -10,6 +11,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  // A JSON line like every log, also when the service could not start (pino writes stdout synchronously).
+  pino().fatal(error instanceof Error ? error.message : String(error));
   process.exit(1);
 });

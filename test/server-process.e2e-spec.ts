@@ -53,10 +53,19 @@ describe('The server process', () => {
     expect(existsSync(`${database}-wal`)).toBe(false);
   });
 
-  it('refuses to start on a bad configuration value, naming the variable', async () => {
-    const server = ServerProcess.start({ PORT: 'not-a-port', DATABASE_URL: `sqlite:${join(dir, 'bad.sqlite')}` });
+  it.each([
+    ['PORT', 'not-a-port'],
+    // Read by its module as the application starts, not before it.
+    ['CALLBACK_ALLOW_PRIVATE', 'maybe'],
+  ])('refuses to start on a bad %s, naming it, in JSON lines as every log', async (variable, value) => {
+    const server = ServerProcess.start({ [variable]: value, DATABASE_URL: `sqlite:${join(dir, 'bad.sqlite')}` });
     const [code] = await server.exited;
     expect(code).toBe(1);
-    expect(server.output()).toContain('PORT');
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(lines.find((line) => line.level === 60)?.msg).toContain(variable);
   });
 });
