@@ -345,6 +345,10 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       expect((await t.http.get(`/nodes/${f.nodeId}`).expect(403)).body.message).toBe('node banned');
       await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.owner.auth).send({ description: 'x' }).expect(403);
       await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id: `${f.nodeId}-2`, name: 'More' }).expect(403);
+      // Its own read too, for its members (it showed them their members' e-mails); anyone else reads it as before.
+      expect((await t.http.get(`/publishers/${f.publisherId}`).set(f.owner.auth).expect(403)).body.message).toBe('publisher banned');
+      expect((await t.http.get(`/publishers/${f.publisherId}`).expect(200)).body.status).toBe('PublisherStatusBanned');
+      await t.http.get(`/publishers/${f.publisherId}`).set(admin.auth).expect(200);
       await t.http.post('/publishers/no-such-publisher/ban').set(admin.auth).expect(404);
     });
   });

@@ -27,7 +27,7 @@ export class PublishersController {
   @Get(':publisherId')
   @Authenticated({ optional: true })
   @CacheableRead()
-  @ApiErrors(400, 404)
+  @ApiErrors(400, 403, 404)
   get(@Param('publisherId') publisherId: string, @Query(NoQuery) _query: Record<string, never>, @CurrentUser() viewer?: Principal): Promise<PublisherDto> {
     return this.publishers.get(publisherId, viewer);
   }
