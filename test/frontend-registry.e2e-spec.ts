@@ -118,6 +118,8 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
       expect(await found({ supported_accelerator: 'rocm' })).toEqual([n.upscaler, n.anywhere, n.other].sort());
       // A platform of no known family: only lists that support every platform.
       expect(await found({ supported_os: 'plan9' })).toEqual([n.cudaOnly, n.anywhere, n.other].sort());
+      // However long: an unknown value is never a 400.
+      expect(await found({ supported_os: `plan9 ${'x'.repeat(200)}`, supported_accelerator: 'y'.repeat(200) })).toEqual([n.anywhere, n.other].sort());
       expect(await found({ supported_os: 'linux', supported_accelerator: 'rocm' })).toEqual([n.anywhere, n.other].sort());
     });
 

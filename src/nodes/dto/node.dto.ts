@@ -276,6 +276,11 @@ function ClientHint(): PropertyDecorator {
   return applyDecorators(IsOptional(), IsString(), MaxLength(64));
 }
 
+/** A platform filter's one value: any text, since an unknown one matches nothing but is never a 400 (new platforms appear). */
+function PlatformValue(): PropertyDecorator {
+  return applyDecorators(IsOptional(), IsString());
+}
+
 /** An optional boolean query parameter (`true` or `false`). */
 function QueryFlag(): PropertyDecorator {
   return applyDecorators(IsOptional(), Transform(toQueryBoolean), IsBoolean());
@@ -325,11 +330,11 @@ export class CatalogQueryDto {
   search?: string;
 
   /** Only nodes whose latest version (else the node) supports this OS family: `windows`, `macos`, `linux`, or a spelling of one (`Microsoft :: Windows`, `darwin`). An empty list or `OS Independent` supports every OS. @example windows */
-  @ClientHint()
+  @PlatformValue()
   supported_os?: string;
 
   /** The same for accelerators: `cuda`, `rocm`, `metal`, `directml`, `xpu`, `cpu`, or a spelling of one (`GPU :: NVIDIA CUDA`). @example cuda */
-  @ClientHint()
+  @PlatformValue()
   supported_accelerator?: string;
 
   /** Admins only: list banned nodes too. Ignored for everyone else. */
