@@ -139,6 +139,11 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
     expect((await get(path).set('Range', 'bytes=0-1,20-21').expect(200)).body).toEqual(zip);
   });
 
+  it('a range whose last byte comes before its first is ignored (RFC 9110 §14.1.2): the whole archive with 200', async () => {
+    expect((await get(path).set('Range', 'bytes=5-2').expect(200)).body).toEqual(zip);
+    expect((await get(path).set('Range', 'bytes=0-3, 9-4').expect(200)).body).toEqual(zip);
+  });
+
   it('416 with Content-Range bytes */size and the error body when no range is satisfiable', async () => {
     const res = await t.http.get(path).set('Range', `bytes=${zip.length}-`).expect(416);
     expect(res.headers['content-range']).toBe(`bytes */${zip.length}`);
