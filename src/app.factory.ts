@@ -31,7 +31,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
     // Bodies are read after authentication, with limits enforced as they stream in (see JsonBodyInterceptor).
     bodyParser: false,
     // JSON lines from the start: a module that fails to start (a bad setting) is logged as everything else is.
-    logger: new AppLogger(pino({ level: environment.LOG_LEVEL })),
+    // Synchronous: a failing start exits right after its last line.
+    logger: new AppLogger(pino({ level: environment.LOG_LEVEL }, pino.destination({ dest: 1, sync: true }))),
     abortOnError: false,
   });
   app.useLogger(app.get(AppLogger));

@@ -11,7 +11,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  // A JSON line like every log, also when the service could not start (pino writes stdout synchronously).
-  pino().fatal(error instanceof Error ? error.message : String(error));
+  // A JSON line like every log, also when the service could not start; written synchronously, before the exit.
+  pino(pino.destination({ dest: 1, sync: true })).fatal(error instanceof Error ? error.message : String(error));
   process.exit(1);
 });

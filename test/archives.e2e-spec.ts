@@ -142,6 +142,12 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
   it('a range whose last byte comes before its first is ignored (RFC 9110 §14.1.2): the whole archive with 200', async () => {
     expect((await get(path).set('Range', 'bytes=5-2').expect(200)).body).toEqual(zip);
     expect((await get(path).set('Range', 'bytes=0-3, 9-4').expect(200)).body).toEqual(zip);
+    expect((await get(path).set('Range', 'Bytes=5-2').expect(200)).body).toEqual(zip);
+  });
+
+  it('a Range in another unit is ignored, however far it reaches; the unit is case-insensitive', async () => {
+    expect((await get(path).set('Range', 'items=5000-6000').expect(200)).body).toEqual(zip);
+    expect((await get(path).set('Range', 'Bytes=0-3').expect(206)).body).toEqual(zip.subarray(0, 4));
   });
 
   it('416 with Content-Range bytes */size and the error body when no range is satisfiable', async () => {
@@ -196,14 +202,24 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
     });
   });
 
-  it('is documented: 200 and 206 as application/zip, 304, 404, 416 and the rate limit’s 429', async () => {
+  it('is documented: 200 and 206 as application/zip, 304, 404, 416, and the 400 and 429 of every route', async () => {
     const doc = (await t.http.get('/docs-json').expect(200)).body as OpenAPIObject;
     const operation = doc.paths['/archives/{sha256}.zip']?.get;
-    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '206', '304', '404', '416', '429']);
+    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '206', '304', '400', '404', '416', '429']);
     expect(operation?.responses['416']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponseDto' } } } });
     expect(operation?.responses['200']).toMatchObject({ content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } });
   });
 });
+
+/** A method decorator that wraps the handler in a function of another name, as some libraries' do. */
+function Wrapped(): MethodDecorator {
+  return (_target, _key, descriptor: PropertyDescriptor) => {
+    const original = descriptor.value as (...args: unknown[]) => unknown;
+    descriptor.value = function wrapper(this: unknown, ...args: unknown[]) {
+      return original.apply(this, args);
+    };
+  };
+}
 
 class EchoDto {
   @IsString()
@@ -227,6 +243,13 @@ class TestUploadsController {
 
   @Put('test-json/:name')
   echo(@Body() body: EchoDto) {
+    return body;
+  }
+
+  // The function Nest calls is the decorator's wrapper, not one named `wrapped`: the body is still this route's.
+  @Put('test-wrapped/:name')
+  @Wrapped()
+  wrapped(@Body() body: EchoDto) {
     return body;
   }
 }
@@ -347,6 +370,7 @@ describe('Archives: uploads through a raw-body route (ArchivesService.receive)',
 
   it('other routes still parse JSON and refuse a zip with 415; the raw route’s path with another method is no route', async () => {
     expect((await t.http.put('/test-json/a').send({ note: 'hi' }).expect(200)).body).toEqual({ note: 'hi' });
+    expect((await t.http.put('/test-wrapped/a').send({ note: 'hi' }).expect(200)).body).toEqual({ note: 'hi' });
     expectErrorBody(await upload(zip, 'application/zip', '/test-json/a').expect(415), 415, 'Unsupported Media Type');
     // Bodies are read by the route that takes them, so a request no route takes is a 404 whatever its body.
     await t.http.post('/test-uploads/a').set('Content-Type', 'application/zip').send(zip).expect(404);

@@ -63,16 +63,18 @@ describe('The per-token window of a token sent in the body (the publishing CLIâ€
     const t = await TestApp.start({ THROTTLE_LIMIT: '3', THROTTLE_TTL_S: '60', TRUST_PROXY: 'loopback' });
     try {
       const f = await createPublisherWithNode(t);
-      const publish = (n: number) =>
+      const publish = (n: number, versionFields: object = {}) =>
         t.http
           .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
           .set('X-Forwarded-For', `203.0.113.${n}`)
-          .send({ personal_access_token: f.member.token, node: { id: f.nodeId }, node_version: { version: `1.0.${n}` } });
+          .send({ personal_access_token: f.member.token, node: { id: f.nodeId }, node_version: { version: `1.0.${n}`, ...versionFields } });
       // One request with the token as a bearer header first: the body's count joins it.
       expect((await t.http.get('/users/me').set('X-Forwarded-For', '203.0.113.100').set(f.member.auth)).status).toBe(200);
+      // A body refused for its content counts too: the token is counted before the body is checked.
+      expect((await publish(1, { colour: 'red' })).status).toBe(400);
       const statuses = [];
-      for (let n = 1; n <= 4; n++) statuses.push((await publish(n)).status);
-      expect(statuses).toEqual([201, 201, 429, 429]);
+      for (let n = 2; n <= 4; n++) statuses.push((await publish(n)).status);
+      expect(statuses).toEqual([201, 429, 429]);
       const limited = await publish(9);
       expect(limited.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);

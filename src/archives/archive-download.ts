@@ -31,13 +31,20 @@ function noneMatch(header: string | undefined, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-/** Whether a bytes Range names a range `first-last` with last < first. */
-function hasInvalidByteRange(header: string): boolean {
-  const [unit, set = ''] = header.split('=', 2);
-  return unit.trim() === 'bytes' && set.split(',').some((spec) => {
+/**
+ * The range set of a Range in bytes (the unit is case-insensitive), or undefined for one to ignore (RFC
+ * 9110 §14.2): in another unit, malformed, or with a range whose last byte comes before its first
+ * (§14.1.2: syntactically invalid), which range-parser would skip and then call unsatisfiable.
+ */
+function byteRangeSet(header: string): string | undefined {
+  const separator = header.indexOf('=');
+  if (separator < 0 || header.slice(0, separator).trim().toLowerCase() !== 'bytes') return undefined;
+  const set = header.slice(separator + 1);
+  const backwards = set.split(',').some((spec) => {
     const bounds = /^\s*(\d+)-(\d+)\s*$/.exec(spec);
     return bounds !== null && Number(bounds[2]) < Number(bounds[1]);
   });
+  return backwards ? undefined : set;
 }
 
 /** The one range to send, 'unsatisfiable', or undefined for the whole archive. */
@@ -47,12 +54,11 @@ function requestedRange(size: number, headers: IncomingHttpHeaders, etag: string
   // matches, since no Last-Modified is sent); for any other, the whole archive.
   const ifRange = headers['if-range'];
   if (ifRange !== undefined && String(ifRange).trim() !== etag) return undefined;
-  // A malformed Range, or one in another unit, is ignored (RFC 9110 §14.2); so is one with a range whose last byte
-  // comes before its first (§14.1.2: syntactically invalid), which range-parser only skips, and then calls unsatisfiable.
-  if (hasInvalidByteRange(headers.range)) return undefined;
-  const ranges = rangeParser(size, headers.range, { combine: true });
+  const set = byteRangeSet(headers.range);
+  if (set === undefined) return undefined;
+  const ranges = rangeParser(size, `bytes=${set}`, { combine: true });
   if (ranges === -1) return 'unsatisfiable';
-  if (ranges === -2 || ranges.type !== 'bytes') return undefined;
+  if (ranges === -2) return undefined;
   // Several ranges (after merging overlapping and adjacent ones): the whole archive with 200, which
   // RFC 9110 allows; package managers ask for one range to resume, none for multipart/byteranges.
   if (ranges.length !== 1) return undefined;

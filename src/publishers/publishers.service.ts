@@ -62,9 +62,10 @@ export class PublishersService {
   async get(publisherId: string, viewer?: Principal): Promise<PublisherDto> {
     const publisher = await this.requirePublisher(publisherId);
     const members = await this.publishers.members(publisherId);
-    const isMember = viewer !== undefined && members.some((m) => m.userId === viewer.id);
+    const role = viewer === undefined ? undefined : members.find((m) => m.userId === viewer.id)?.role;
+    const isMember = role !== undefined;
     // A banned publisher's members' tokens are refused on its routes (docs/api-rules.md §10), this read included, as on its nodes' list.
-    if (isMember && !viewer.isAdmin && publisher.status === 'PublisherStatusBanned') throw new ForbiddenException(PUBLISHER_BANNED);
+    if (isMember && !viewer?.isAdmin && isSuspendedMember({ publisher, role })) throw new ForbiddenException(PUBLISHER_BANNED);
     const users = new Map((await this.users.findUsers(members.map((m) => m.userId))).map((user) => [user.id, user]));
     const showEmails = viewer !== undefined && (viewer.isAdmin || isMember);
     return { ...toPublisherDto(publisher), members: members.map((m) => toPublisherMemberDto(m, users.get(m.userId), showEmails)) };

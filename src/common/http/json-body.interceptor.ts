@@ -36,13 +36,25 @@ export class JsonBodyInterceptor implements NestInterceptor {
     const handler = context.getHandler();
     let takes = this.takesBody.get(handler);
     if (takes === undefined) {
-      // The parameters' metadata as @nestjs/swagger reads it: keys `${RouteParamtypes}:${index}`.
-      const parameters = Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) as Record<string, unknown> | undefined;
+      // The parameters' metadata as Nest's router and @nestjs/swagger read it: under the method's name, keys
+      // `${RouteParamtypes}:${index}`. Only @Body() takes the body (docs/extending.md, "Request bodies").
+      const parameters = Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), methodNameOf(context.getClass(), handler)) as
+        | Record<string, unknown>
+        | undefined;
       takes = Object.keys(parameters ?? {}).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
       this.takesBody.set(handler, takes);
     }
     return takes;
   }
+}
+
+/** The name under which the controller (or a class it extends) holds `handler`: a decorator may have renamed the function. */
+function methodNameOf(controller: { prototype: object }, handler: object): string {
+  for (let prototype: object | null = controller.prototype; prototype !== null && prototype !== Object.prototype; prototype = Object.getPrototypeOf(prototype) as object | null) {
+    const name = Object.getOwnPropertyNames(prototype).find((key) => Object.getOwnPropertyDescriptor(prototype, key)?.value === handler);
+    if (name !== undefined) return name;
+  }
+  return (handler as { name: string }).name;
 }
 
 /**

@@ -17,8 +17,8 @@ type MarkedOperation = OperationObject & { [PUBLIC_OPERATION]?: boolean; [UNLIMI
  * forget one: the AccessGuard's default (an operation that declares no
  * security and is not marked @Public() needs the bearer token: the bearer
  * requirement and 401), the rate limit's 429 (but where @SkipRateLimit()),
- * and the JSON body reader's 413 and 415 on an operation that takes a JSON
- * body. The marks are removed, since they are only notes from the
+ * the 400 any route gives what it cannot take, and the JSON body reader's
+ * 413 and 415 on an operation that takes a JSON body. The marks are removed, since they are only notes from the
  * decorators to this step.
  */
 function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
@@ -34,6 +34,8 @@ function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
       }
       if (operation[UNLIMITED_OPERATION]) delete operation[UNLIMITED_OPERATION];
       else operation.responses['429'] ??= errorResponseObject(429);
+      // Any route refuses what it cannot take (a body on one that takes none, a malformed header).
+      operation.responses['400'] ??= errorResponseObject(400);
       const body = operation.requestBody;
       if (body && 'content' in body && 'application/json' in body.content) {
         operation.responses['413'] ??= errorResponseObject(413);
