@@ -42,7 +42,7 @@ import { assertDecisionAllowed } from './review/review-decision';
 import { StatusChange, VersionReviewsRepository } from './review/version-reviews.repository';
 import { compatibilityTarget, CompatibilityTarget, pickCompatibleVersion } from './compatibility/compatible-version';
 import { ACCELERATOR_FAMILIES, OS_FAMILIES, spellingsOfFamily } from './compatibility/platforms';
-import { CLOSE_MATCH_MIN_LENGTH, CLOSE_MATCH_THRESHOLD, closeness } from './search/fuzzy-match';
+import { CLOSE_MATCH_MIN_LENGTH, CLOSE_MATCH_THRESHOLD, closerFirst, closeness } from './search/fuzzy-match';
 import { bySemverDescending, pickLatestVersion } from './latest-version';
 import { DownloadCounter } from './download-counter';
 import { NodeListFilter, NodeListOrder, NodePage, NodesRepository } from './nodes.repository';
@@ -187,8 +187,8 @@ export class NodesService {
     const candidates = await this.nodes.closeToCandidates(term, filter, CLOSE_MATCH_CANDIDATES);
     const close = candidates
       .map((candidate) => ({ id: candidate.id, closeness: closeness(term, [candidate.id, candidate.name]) }))
-      .filter((candidate) => candidate.closeness >= CLOSE_MATCH_THRESHOLD)
-      .sort((a, b) => b.closeness - a.closeness);
+      .filter((candidate) => candidate.closeness.word >= CLOSE_MATCH_THRESHOLD)
+      .sort((a, b) => closerFirst(a.closeness, b.closeness));
     const ids = close.slice(filter.offset, filter.offset + filter.limit).map(({ id }) => id);
     return { nodes: await this.nodes.nodesInOrder(ids), total: close.length };
   }

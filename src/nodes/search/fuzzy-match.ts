@@ -26,11 +26,25 @@ function similarity(a: Set<string>, b: Set<string>): number {
   return shared / (a.size + b.size - shared);
 }
 
-/** The closeness of the best-matching word of `texts` to `term`, from 0 to 1. */
-export function closeness(term: string, texts: readonly string[]): number {
+/** How close a node's id and name are to a term, each from 0 to 1. */
+export interface Closeness {
+  /** The best-matching word's (or whole text's) similarity: what CLOSE_MATCH_THRESHOLD is held to. */
+  word: number;
+  /** The best whole id's or name's, which orders ties of `word`. */
+  whole: number;
+}
+
+/** The closeness of `texts` (a node's id and name) to `term`. */
+export function closeness(term: string, texts: readonly string[]): Closeness {
   const termWords = wordsOf(term);
-  if (termWords.length === 0) return 0;
+  if (termWords.length === 0) return { word: 0, whole: 0 };
   const wanted = paddedTrigrams(termWords.join(' '));
-  const words = texts.flatMap((text) => [...wordsOf(text), wordsOf(text).join(' ')]);
-  return Math.max(0, ...words.map((word) => similarity(wanted, paddedTrigrams(word))));
+  const best = (candidates: string[]) => Math.max(0, ...candidates.map((candidate) => similarity(wanted, paddedTrigrams(candidate))));
+  const wholes = texts.map((text) => wordsOf(text).join(' '));
+  return { word: best([...texts.flatMap(wordsOf), ...wholes]), whole: best(wholes) };
+}
+
+/** Closest first: by the best word, then by the whole id or name (for `upscalr`, `Upscaler` before `Demo Upscaler`). */
+export function closerFirst(a: Closeness, b: Closeness): number {
+  return b.word - a.word || b.whole - a.whole;
 }
