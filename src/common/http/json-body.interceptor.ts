@@ -7,6 +7,7 @@ import { Observable } from 'rxjs';
 import { bodyHandlingOf } from './json-body-limits';
 import { readJsonBody } from './json-body-reader';
 import { isPlainObject } from '../validation/plain-object';
+import { unknownProperty } from '../validation/validation.pipe';
 
 /**
  * Reads each request's JSON body, within its route's limits, after the
@@ -65,5 +66,5 @@ function methodNameOf(controller: { prototype: object }, handler: object): strin
 function assertNothingIn(body: unknown): void {
   if (!isPlainObject(body)) throw new BadRequestException('this route takes no request body');
   const fields = Object.keys(body);
-  if (fields.length > 0) throw new BadRequestException(fields.map((field) => `property ${field} should not exist`).join('; '));
+  if (fields.length > 0) throw new BadRequestException(fields.map(unknownProperty).join('; '));
 }

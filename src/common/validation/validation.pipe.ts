@@ -1,7 +1,7 @@
 import { ArgumentMetadata, BadRequestException, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 
 /** class-validator's message for a field the class does not declare (whitelist). */
-const unknownProperty = (property: string) => `property ${property} should not exist`;
+export const unknownProperty = (property: string) => `property ${property} should not exist`;
 
 /** Every failed constraint as "<field path>: <problem>"-style sentences, nested fields included. */
 export function describeValidationErrors(errors: ValidationError[], parentPath = ''): string[] {
