@@ -1,4 +1,4 @@
-import { Body, Controller, Module, Put, Req } from '@nestjs/common';
+import { Body, Controller, Injectable, Module, OnModuleInit, Put, Req } from '@nestjs/common';
 import { OpenAPIObject } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
 import { createHash } from 'node:crypto';
@@ -6,8 +6,9 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import { IncomingMessage, request as httpRequest, Server } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { join } from 'node:path';
-import { Readable, Stream } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Response } from 'supertest';
+import { ArchiveAccessPolicy } from '../src/archives/archive-access';
 import { ArchiveStorage } from '../src/archives/archive-storage';
 import { ArchivesModule } from '../src/archives/archives.module';
 import { ArchivesService } from '../src/archives/archives.service';
@@ -16,6 +17,7 @@ import { RawBody } from '../src/common/http/json-body-limits';
 import { TestApp } from './support/test-app';
 import { makeZip, unreadableZips } from './support/zip';
 import { filesUnder } from './support/files';
+import { asBuffer } from './support/raw-http';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -34,12 +36,6 @@ function expectErrorBody(res: Response, status: number, error: string) {
   expect(res.body).toEqual({ statusCode: status, error, message: expect.any(String), requestId: res.headers['x-request-id'] });
 }
 
-/** supertest hands binary bodies over as a Buffer only when told to. */
-const asBuffer = (res: Stream, done: (error: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 /** Runs `body` with the port the app's server listens on (for requests supertest cannot make), closing what it left open. */
 async function withPort<T>(t: TestApp, body: (port: number) => Promise<T>): Promise<T> {
@@ -84,8 +80,18 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
   const path = `/archives/${hash}.zip`;
   const etag = `"${hash}"`;
 
+  // What a feature storing archives would say (NodeArchiveAccess is the registry's): these, to anyone; those, to
+  // a caller with a token; any other, to no one.
+  const releasedToAll = new Set([hash]);
+  const releasedToCallers = new Set<string>();
+  const policy: ArchiveAccessPolicy = {
+    accessTo: (name, caller) =>
+      Promise.resolve(releasedToAll.has(name) ? 'public' : releasedToCallers.has(name) && caller ? 'caller' : 'none'),
+  };
+
   beforeAll(async () => {
     t = await TestApp.start();
+    t.app.get(ArchivesService).governDownloads(policy);
     expect(await t.app.get(ArchiveStorage).save(Readable.from([zip]), zip.length)).toEqual({ sha256: hash, size: zip.length });
   });
   afterAll(() => t.close());
@@ -163,6 +169,24 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
     await t.http.head(`/archives/${'0'.repeat(64)}.zip`).expect(404);
   });
 
+  it('an archive stored but released by no feature is 404, as an unknown one; one released to callers needs a token and is never cached', async () => {
+    const held = makeZip({ 'held/__init__.py': '# under review\n' });
+    const { sha256: heldHash } = await t.app.get(ArchiveStorage).save(Readable.from([held]), held.length);
+    expect((await t.http.get(`/archives/${heldHash}.zip`).expect(404)).body.message).toBe('archive not found');
+    releasedToCallers.add(heldHash);
+    try {
+      await t.http.head(`/archives/${heldHash}.zip`).expect(404);
+      const user = await t.createUser();
+      const res = await get(`/archives/${heldHash}.zip`).set(user.auth).expect(200);
+      expect(res.body).toEqual(held);
+      expect(res.headers['cache-control']).toBe('private, no-store');
+      // A token that is not valid reads as anonymous, as on every public read.
+      await t.http.get(`/archives/${heldHash}.zip`).set('Authorization', 'Bearer not-a-token').expect(404);
+    } finally {
+      releasedToCallers.delete(heldHash);
+    }
+  });
+
   it('404 for a name that is not 64 lowercase hex digits, without asking the store', async () => {
     const stat = jest.spyOn(t.app.get(ArchiveStorage), 'stat');
     try {
@@ -179,6 +203,7 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
     // Larger than the socket buffers, so the server is still streaming when the client goes.
     const big = makeZip({ 'big.bin': 'x'.repeat(32 * 1024 * 1024) });
     const { sha256: bigHash } = await t.app.get(ArchiveStorage).save(Readable.from([big]), big.length);
+    releasedToAll.add(bigHash);
     const file = join(t.storageDir, bigHash.slice(0, 2), `${bigHash}.zip`);
     const openOnFile = () =>
       readdirSync('/proc/self/fd').filter((fd) => {
@@ -254,7 +279,17 @@ class TestUploadsController {
   }
 }
 
-@Module({ imports: [ArchivesModule], controllers: [TestUploadsController] })
+/** The extension releases every archive it stores, as a feature with no review would. */
+@Injectable()
+class ReleaseEveryUpload implements OnModuleInit {
+  constructor(private readonly archives: ArchivesService) {}
+
+  onModuleInit(): void {
+    this.archives.governDownloads({ accessTo: () => Promise.resolve('public') });
+  }
+}
+
+@Module({ imports: [ArchivesModule], controllers: [TestUploadsController], providers: [ReleaseEveryUpload] })
 class TestUploadsModule {}
 
 describe('Archives: uploads through a raw-body route (ArchivesService.receive)', () => {

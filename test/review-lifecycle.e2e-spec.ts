@@ -1,9 +1,10 @@
 import { reviewed, uploadArchive, versionOf } from './support/archive-uploads';
 import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
+import { asBuffer } from './support/raw-http';
 import { publishWithCli } from './support/registry-clients';
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
-import { TestApp, TestUser } from './support/test-app';
+import { TestApp, TestUser, unique } from './support/test-app';
 import { makeZip } from './support/zip';
 import { craftZip, deflatedFill } from './support/zip-crafting';
 
@@ -269,6 +270,41 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).expect(204);
       await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).expect(404);
       await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(404);
+    });
+  });
+
+  describe('archive downloads (the downloadUrl)', () => {
+    const archivePath = (version: Record<string, unknown>) => new URL(String(version.downloadUrl)).pathname;
+    const PUBLIC = 'public, max-age=31536000, immutable';
+
+    it('a flagged archive (a leaked key, say) is not served but to its members and admins, never cached', async () => {
+      const zip = clean({ 'pack/config.py': `KEY = "${AWS_KEY}"\n` });
+      const { f, version } = await reviewedUpload(zip);
+      expect(version.status).toBe('NodeVersionStatusFlagged');
+      const path = archivePath(version);
+      const stranger = await t.createUser();
+      expectErrorBody((await t.http.get(path).expect(404)).body, 404, 'Not Found');
+      await t.http.head(path).expect(404);
+      await t.http.get(path).set(stranger.auth).expect(404);
+      for (const reviewer of [f.member, admin]) {
+        const res = await t.http.get(path).set(reviewer.auth).buffer(true).parse(asBuffer).expect(200);
+        expect(res.body).toEqual(zip);
+        expect(res.headers['cache-control']).toBe('private, no-store');
+      }
+    });
+
+    it('a released archive is public, and stays so when its version is deleted; a ban withdraws it but for admins', async () => {
+      // Bytes of its own: an archive other nodes hold too is theirs to release.
+      const { f, version } = await reviewedUpload(clean({ 'pack/README.md': `${unique('readme')}\n` }));
+      expect(version.status).toBe('NodeVersionStatusActive');
+      const path = archivePath(version);
+      expect((await t.http.get(path).expect(200)).headers['cache-control']).toBe(PUBLIC);
+      await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`).set(f.member.auth).expect(204);
+      expect((await t.http.get(path).expect(200)).headers['cache-control']).toBe(PUBLIC);
+      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(204);
+      await t.http.get(path).expect(404);
+      await t.http.get(path).set(f.member.auth).expect(404);
+      expect((await t.http.get(path).set(admin.auth).expect(200)).headers['cache-control']).toBe('private, no-store');
     });
   });
 

@@ -17,7 +17,7 @@ export interface Representation {
   cacheControl: string;
 }
 
-const ZIP_ARCHIVE: Representation = { contentType: 'application/zip', cacheControl: ARCHIVE_CACHE_CONTROL };
+export const ZIP_ARCHIVE: Representation = { contentType: 'application/zip', cacheControl: ARCHIVE_CACHE_CONTROL };
 
 /** What a download answers, decided from the archive and the request's headers alone. */
 export type DownloadReply =

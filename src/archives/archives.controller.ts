@@ -1,4 +1,4 @@
-import { Controller, Get, NotFoundException, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ServerResponse } from 'node:http';
 import { ErrorResponseDto } from '../common/errors/error-response.dto';
@@ -6,18 +6,23 @@ import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { sendDownload } from './archive-download';
 import { ArchivesService } from './archives.service';
-import { Public } from '../auth/authenticated.decorator';
+import { CurrentUser, PublicRead } from '../auth/authenticated.decorator';
+import { Principal } from '../auth/principal';
 
 const ZIP_BODY = { 'application/zip': { schema: { type: 'string', format: 'binary' } } };
 const HEADERS = {
   ETag: { description: 'The archive’s sha256, quoted (a strong tag)', schema: { type: 'string' } },
-  'Cache-Control': { description: '`public, max-age=31536000, immutable`: the bytes behind a name never change', schema: { type: 'string' } },
+  'Cache-Control': {
+    description: '`public, max-age=31536000, immutable` (the bytes behind a name never change); `private, no-store` for an unreleased archive',
+    schema: { type: 'string' },
+  },
   'Accept-Ranges': { description: '`bytes`', schema: { type: 'string' } },
 };
 
 @ApiTags('archives')
-// Downloads are public: the URL is handed out in every installable version.
-@Public()
+// Released archives are public (the URL is in every installable version); a token lets a member or an admin
+// fetch one under review (ArchivesService.downloadable).
+@PublicRead()
 @Controller('archives')
 export class ArchivesController {
   constructor(private readonly archives: ArchivesService) {}
@@ -26,7 +31,10 @@ export class ArchivesController {
   @ApiOperation({
     summary: 'Download a node version’s archive',
     description:
-      'The zip stored under its sha256 (the `downloadUrl` of a node version). HEAD answers the same headers without ' +
+      'The zip stored under its sha256 (the `downloadUrl` of a node version). Served to anyone once a version holding ' +
+      'it is installable (or was, and was deleted: existing installs keep working); while it is pending, flagged or ' +
+      'banned, only to an admin or a member of its publisher, with `Cache-Control: private, no-store`; otherwise 404. ' +
+      'HEAD answers the same headers without ' +
       'the body. `If-None-Match` (weak comparison, lists and `*`) answers 304. A single `Range: bytes=a-b` answers 206 ' +
       'with `Content-Range` (honoured only when an `If-Range` names this ETag, if one is sent); several ranges get ' +
       'the whole archive with 200.',
@@ -47,9 +55,13 @@ export class ArchivesController {
     headers: { 'Content-Range': { description: '`bytes */size`', schema: { type: 'string' } } },
   })
   @ApiErrors(404)
-  async download(@Param('sha256') sha256: string, @Req() req: HttpRequest, @Res() response: ServerResponse): Promise<void> {
-    const archive = await this.archives.find(sha256);
-    if (!archive) throw new NotFoundException('archive not found');
-    sendDownload(archive, req, response, (range) => this.archives.read(archive.sha256, range));
+  async download(
+    @Param('sha256') sha256: string,
+    @CurrentUser() caller: Principal | undefined,
+    @Req() req: HttpRequest,
+    @Res() response: ServerResponse,
+  ): Promise<void> {
+    const { archive, representation } = await this.archives.downloadable(sha256, caller);
+    sendDownload(archive, req, response, (range) => this.archives.read(archive.sha256, range), representation);
   }
 }

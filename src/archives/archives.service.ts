@@ -1,4 +1,4 @@
-import { BadRequestException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
@@ -6,7 +6,9 @@ import { Counter } from 'prom-client';
 import typeIs from 'type-is';
 import { continueBody } from '../common/http/expect-continue';
 import { appConfig, AppConfig } from '../config/config.module';
-import { ByteRange } from './archive-download';
+import { Principal } from '../auth/principal';
+import { ArchiveAccess, ArchiveAccessPolicy } from './archive-access';
+import { ByteRange, Representation, ZIP_ARCHIVE } from './archive-download';
 import { ArchiveLinks } from './archive-links';
 import { ArchiveStorage, ArchiveTooLargeError, NotAZipError, SHA256_HEX, StoredArchive } from './archive-storage';
 import { archivesConfig, ArchivesConfig } from './archives.config';
@@ -18,8 +20,13 @@ const ARCHIVE_TYPES = ['application/zip', 'application/x-zip-compressed', 'appli
 export const ARCHIVES_STORED = 'registry_archives_stored_total';
 export const ARCHIVE_BYTES_STORED = 'registry_archives_stored_bytes_total';
 
+/** An archive released to one caller only (a member reviewing it, an admin): no shared cache keeps it. */
+const CALLERS_ARCHIVE: Representation = { ...ZIP_ARCHIVE, cacheControl: 'private, no-store' };
+
 @Injectable()
 export class ArchivesService {
+  private readonly accessPolicies: ArchiveAccessPolicy[] = [];
+
   constructor(
     private readonly storage: ArchiveStorage,
     @Inject(archivesConfig.KEY) private readonly config: ArchivesConfig,
@@ -75,6 +82,33 @@ export class ArchivesService {
   /** Where clients reach this service: PUBLIC_BASE_URL, or else the request's own origin; no trailing slash. */
   baseUrl(origin: string): string {
     return (this.app.PUBLIC_BASE_URL ?? origin).replace(/\/+$/, '');
+  }
+
+  /** A feature that stores archives says who may download the ones it references (called once, at its module's init). */
+  governDownloads(policy: ArchiveAccessPolicy): void {
+    this.accessPolicies.push(policy);
+  }
+
+  /**
+   * The archive `caller` may download, with how to label it; 404 when it is
+   * not stored or not released to them (the same answer, so an unreleased
+   * archive's existence is not told).
+   */
+  async downloadable(sha256: string, caller: Principal | undefined): Promise<{ archive: StoredArchive; representation: Representation }> {
+    const archive = await this.find(sha256);
+    const access = archive ? await this.accessTo(sha256, caller) : 'none';
+    if (!archive || access === 'none') throw new NotFoundException('archive not found');
+    return { archive, representation: access === 'public' ? ZIP_ARCHIVE : CALLERS_ARCHIVE };
+  }
+
+  private async accessTo(sha256: string, caller: Principal | undefined): Promise<ArchiveAccess> {
+    let access: ArchiveAccess = 'none';
+    for (const policy of this.accessPolicies) {
+      const granted = await policy.accessTo(sha256, caller);
+      if (granted === 'public') return granted;
+      if (granted === 'caller') access = granted;
+    }
+    return access;
   }
 
   /** The stored archive named `sha256`, or null (also for a name that is not a sha256, which is never looked up). */

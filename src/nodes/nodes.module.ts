@@ -14,6 +14,7 @@ import { VersionReviewController } from './review/version-review.controller';
 import { NodeModerationController } from './node-moderation.controller';
 import { NodeModerationService } from './node-moderation.service';
 import { DownloadCounter } from './download-counter';
+import { NodeArchiveAccess } from './node-archive-access';
 import { NodePublishingService } from './node-publishing.service';
 import { NodesController } from './nodes.controller';
 import { NODES_METRICS } from './nodes-metrics';
@@ -48,6 +49,7 @@ import { UploadsController } from './uploads.controller';
     VersionReviewsRepository,
     VersionReviewService,
     NodeModerationService,
+    NodeArchiveAccess,
     ...NODES_METRICS,
   ],
   exports: [NodesService],

@@ -181,6 +181,14 @@ export class NodesRepository {
     });
   }
 
+  /** The versions holding this archive (their status and node), with those nodes (any status). */
+  async archiveHolders(sha256: string): Promise<{ versions: NodeVersionEntity[]; nodes: NodeEntity[] }> {
+    const versions = await this.dataSource.manager.find(NodeVersionEntity, { where: { archiveSha256: sha256 }, select: { nodeId: true, status: true } });
+    const nodeIds = [...new Set(versions.map((version) => version.nodeId))];
+    const nodes = nodeIds.length === 0 ? [] : await this.dataSource.manager.find(NodeEntity, { where: { id: In(nodeIds) }, select: { id: true, status: true, publisherId: true } });
+    return { versions, nodes };
+  }
+
   /** The versions with these ids. */
   versionsByIds(ids: string[]): Promise<NodeVersionEntity[]> {
     return ids.length === 0 ? Promise.resolve([]) : this.dataSource.manager.findBy(NodeVersionEntity, { id: In(ids) });

@@ -1,6 +1,14 @@
 import { Agent, request } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
+import { Stream } from 'node:stream';
 import { TestApp } from './test-app';
+
+/** A supertest parser for binary bodies, which it hands over as a Buffer only when told to: `.buffer(true).parse(asBuffer)`. */
+export const asBuffer = (res: Stream, done: (error: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => done(null, Buffer.concat(chunks)));
+};
 
 export interface RawReply {
   status: number;
