@@ -124,9 +124,14 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     expectErrorBody(huge.body, 413, 'Payload Too Large');
   });
 
-  it('a body that is not a JSON object is 400', async () => {
+  it('a body that is not a JSON object is 400, `null` and other bare values included (they are JSON)', async () => {
     const res = await t.http.post('/publishers').set(user.auth).send([{ id: 'x', name: 'y' }]).expect(400);
     expect(res.body.message).toBe('request body must be a JSON object');
+    for (const text of ['null', '42', '"publisher"']) {
+      const scalar = await t.http.post('/publishers').set(user.auth).set('Content-Type', 'application/json').send(text).expect(400);
+      expectErrorBody(scalar.body, 400, 'Bad Request');
+      expect(scalar.body.message).toBe('request body must be a JSON object');
+    }
   });
 
   it('validation problems are joined into one message naming every field', async () => {

@@ -43,9 +43,14 @@ describe('JsonStructureLimiter', () => {
   });
 
   it('refuses text that is not one object or array, token by token (no value to count is no way past the limits)', () => {
-    const malformed = ['', '1', '"s"', 'null', '{"a" 1}', '{"a":1,}', '[1 2]', '[,]', ']', '{"a":1}}', '{}[]', '{1:2}', '[1:2]', '{"a":1', '{"a":tru}'];
+    const malformed = ['', '{"a" 1}', '{"a":1,}', '[1 2]', '[,]', ']', '{"a":1}}', '{}[]', '{1:2}', '[1:2]', '{"a":1', '{"a":tru}'];
     for (const text of malformed) expect(() => follow(text)).toThrow(MalformedJsonError);
     const limiter = new JsonStructureLimiter(LIMITS);
     expect(() => limiter.write(Buffer.from(`[1${','.repeat(1_000_000)}`))).toThrow(MalformedJsonError);
+  });
+
+  it('tells a bare scalar, which is JSON, that a body is an object; what follows a scalar is not JSON', () => {
+    for (const text of ['1', '"s"', 'null', 'true']) expect(() => follow(text)).toThrow(new MalformedJsonError('request body must be a JSON object'));
+    expect(() => follow('{} 1')).toThrow(new MalformedJsonError('request body is not valid JSON'));
   });
 });

@@ -4,10 +4,13 @@ import { JsonBodyLimits } from './json-body-limits';
 /** The body crossed one of its route's limits (413). */
 export class JsonLimitExceededError extends Error {}
 
+/** What a body that is JSON but a bare scalar (`null`, `1`, `"x"`) is told; an array is told so by the validation pipe. */
+export const NOT_A_JSON_OBJECT = 'request body must be a JSON object';
+
 /** The body is not one JSON object or array (400). */
 export class MalformedJsonError extends Error {
-  constructor() {
-    super('request body is not valid JSON');
+  constructor(message = 'request body is not valid JSON') {
+    super(message);
   }
 }
 
@@ -90,7 +93,8 @@ export class JsonStructureLimiter {
         return;
       default:
         // Outside every container only an object or an array may stand (a body is never a bare scalar).
-        if (!VALUE_TOKENS.has(token) || !container) throw new MalformedJsonError();
+        if (!VALUE_TOKENS.has(token)) throw new MalformedJsonError();
+        if (!container) throw new MalformedJsonError(expecting === 'value' ? NOT_A_JSON_OBJECT : undefined);
         if (token === TokenType.STRING && (expecting === 'key' || expecting === 'key-or-close')) {
           container.expecting = 'colon';
           return;

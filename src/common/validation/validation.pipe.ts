@@ -1,4 +1,5 @@
 import { ArgumentMetadata, BadRequestException, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { NOT_A_JSON_OBJECT } from '../http/json-structure';
 
 /** class-validator's message for a field the class does not declare (whitelist). */
 export const unknownProperty = (property: string) => `property ${property} should not exist`;
@@ -89,7 +90,7 @@ export class StrictValidationPipe extends ValidationPipe {
       if (value === undefined) {
         value = {};
       } else if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-        throw new BadRequestException('request body must be a JSON object');
+        throw new BadRequestException(NOT_A_JSON_OBJECT);
       }
     }
     return super.transform(value, metadata);
