@@ -125,18 +125,30 @@ async function seedDemo(
   };
 }
 
+const OPTIONS = {
+  email: { type: 'string' },
+  name: { type: 'string' },
+  admin: { type: 'boolean' },
+  user: { type: 'string' },
+  amount: { type: 'string' },
+} as const;
+
+/**
+ * `--amount -5` as `--amount=-5`: parseArgs reads an argument that starts
+ * with `-` as an option, so a negative number would never be a value.
+ */
+function negativeValuesAttached(argv: string[]): string[] {
+  const takesValue = (arg: string) => arg.startsWith('--') && (OPTIONS as Record<string, { type: string }>)[arg.slice(2)]?.type === 'string';
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (takesValue(argv[i]) && /^-\d/.test(argv[i + 1] ?? '')) args.push(`${argv[i]}=${argv[++i]}`);
+    else args.push(argv[i]);
+  }
+  return args;
+}
+
 async function run(argv: string[]): Promise<object> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      name: { type: 'string' },
-      admin: { type: 'boolean' },
-      user: { type: 'string' },
-      amount: { type: 'string' },
-    },
-  });
+  const { positionals, values } = parseArgs({ args: negativeValuesAttached(argv), allowPositionals: true, options: OPTIONS });
   const command = positionals.join(' ');
   if (!['user create', 'token create', 'credits grant', 'demo'].includes(command)) {
     throw new UsageError(command ? `unknown command '${command}'` : 'no command given');

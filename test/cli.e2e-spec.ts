@@ -53,11 +53,14 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
 
     const credits = await cli('credits', 'grant', '--user', created.id, '--amount', '250');
     expect(JSON.parse(credits.stdout)).toEqual({ user_id: created.id, balance: 250 });
+    // A correction, written as a shell user would: the negative number is the option's value.
+    const corrected = await cli('credits', 'grant', '--user', created.id, '--amount', '-50');
+    expect(JSON.parse(corrected.stdout)).toEqual({ user_id: created.id, balance: 200 });
 
     const t = await TestApp.start({ DATABASE_URL: databaseUrl });
     try {
       const me = await t.http.get('/users/me').set('Authorization', `Bearer ${issued.token}`).expect(200);
-      expect(me.body).toMatchObject({ id: created.id, is_admin: true, credits: 250 });
+      expect(me.body).toMatchObject({ id: created.id, is_admin: true, credits: 200 });
     } finally {
       await t.close();
     }
