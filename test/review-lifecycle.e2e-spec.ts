@@ -385,6 +385,17 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       expect((await t.http.get(`/publishers/${f.publisherId}`).set(f.owner.auth).expect(403)).body.message).toBe('publisher banned');
       expect((await t.http.get(`/publishers/${f.publisherId}`).expect(200)).body.status).toBe('PublisherStatusBanned');
       await t.http.get(`/publishers/${f.publisherId}`).set(admin.auth).expect(200);
+      // A node an admin adds to it later is banned as the others are, however it is added.
+      const added = await t.http.post(`/publishers/${f.publisherId}/nodes`).set(admin.auth).send({ id: `${f.nodeId}-3`, name: 'Added' }).expect(201);
+      expect(added.body.status).toBe('NodeStatusBanned');
+      await t.http
+        .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}-4/versions`)
+        .send({ personal_access_token: admin.token, node: { id: `${f.nodeId}-4` }, node_version: { version: '1.0.0' } })
+        .expect(201);
+      for (const id of [`${f.nodeId}-3`, `${f.nodeId}-4`]) {
+        expect((await t.http.get(`/nodes/${id}`).expect(403)).body.message).toBe('node banned');
+        expect((await t.http.get(`/nodes/${id}`).set(admin.auth).expect(200)).body.status).toBe('NodeStatusBanned');
+      }
       await t.http.post('/publishers/no-such-publisher/ban').set(admin.auth).expect(404);
     });
   });

@@ -2,7 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { PublishersService } from '../publishers/publishers.service';
-import { NodeStatus } from './entities/node.entity';
+import { NodeStatus, PUBLISHER_BANNED_DETAIL } from './entities/node.entity';
 import { NodesRepository } from './nodes.repository';
 import { NodesService } from './nodes.service';
 import { VersionReviewService } from './review/version-review.service';
@@ -49,7 +49,7 @@ export class NodeModerationService {
   async banPublisher(publisherId: string): Promise<void> {
     await this.tx.run(async (manager) => {
       await this.publishers.ban(manager, publisherId);
-      await this.nodeRows.setPublisherNodesStatus(manager, publisherId, 'NodeStatusBanned', 'its publisher was banned');
+      await this.nodeRows.setPublisherNodesStatus(manager, publisherId, 'NodeStatusBanned', PUBLISHER_BANNED_DETAIL);
     });
   }
 

@@ -35,7 +35,7 @@ import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dt
 import { isPlainObject } from '../common/validation/plain-object';
 import { MERGED_FIELDS, NodeField, NODE_FIELD_PROPERTIES, patchValue, toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
-import { NodeEntity, NodeStatus } from './entities/node.entity';
+import { NodeEntity, NodeStatus, PUBLISHER_BANNED_DETAIL } from './entities/node.entity';
 import { parseCatalogSort } from './catalog-sort';
 import { ComfyNodesRepository } from './comfy-nodes/comfy-nodes.repository';
 import { assertDecisionAllowed } from './review/review-decision';
@@ -284,11 +284,11 @@ export class NodesService {
 
   async create(caller: Principal, publisherId: string, input: CreateNodeDto, origin: string): Promise<NodeDto> {
     await this.tx.run(async (manager) => {
-      await this.publishers.requireNodeManager(caller, publisherId, manager);
+      const publisher = await this.publishers.requireNodeManager(caller, publisherId, manager);
       if (await this.nodes.findNode(input.id.toLowerCase(), manager)) {
         throw new ConflictException(`node id '${input.id}' is already taken`);
       }
-      await this.insertNewNode(manager, caller, publisherId, input.id, input);
+      await this.insertNewNode(manager, caller, publisher, input.id, input);
     });
     return this.display(input.id, origin);
   }
@@ -309,12 +309,12 @@ export class NodesService {
     assertBodyIdMatches(nodeId, input);
     const existing = await this.nodes.findNode(nodeId.toLowerCase(), manager);
     if (!existing) {
-      await this.publishers.requireNodeManager(caller, publisherId, manager);
+      const publisher = await this.publishers.requireNodeManager(caller, publisherId, manager);
       // The id comes from the path here, not from a validated body: the same rule as POST /publishers/{p}/nodes.
       if (nodeId.length > 100 || !NODE_ID_PATTERN.test(nodeId)) {
         throw new BadRequestException(`node id '${nodeId}' must be 1-100 letters, digits, '.', '_' or '-', starting and ending with a letter or digit`);
       }
-      return this.insertNewNode(manager, caller, publisherId, nodeId, { ...input, name: input.name ?? nodeId });
+      return this.insertNewNode(manager, caller, publisher, nodeId, { ...input, name: input.name ?? nodeId });
     }
     if (existing.publisherId !== publisherId) {
       await this.publishers.requireNodeManager(caller, publisherId, manager);
@@ -323,26 +323,32 @@ export class NodesService {
     return this.patchNode(manager, caller, publisherId, nodeId, input);
   }
 
-  /** A new active node of the publisher with the given fields (admin-only ones only for admins). */
+  /**
+   * A new node of the publisher with the given fields (admin-only ones only
+   * for admins): active, or banned under a banned publisher (an admin's
+   * node there), as the ban left its other nodes.
+   */
   private async insertNewNode(
     manager: EntityManager,
     caller: Principal,
-    publisherId: string,
+    publisher: PublisherEntity,
     nodeId: string,
     input: NodeFieldsDto & { name: string },
   ): Promise<NodeEntity> {
     const now = new Date();
+    const banned = publisher.status === 'PublisherStatusBanned';
     const node = Object.assign(new NodeEntity(), {
       id: nodeId,
       normalizedId: nodeId.toLowerCase(),
-      publisherId,
+      publisherId: publisher.id,
       // Optional columns are left out: NULL until the patch below sets them.
       tags: [],
       tagsAdmin: [],
       supportedOs: [],
       supportedAccelerators: [],
       preemptedAppNodeNames: [],
-      status: 'NodeStatusActive',
+      status: banned ? 'NodeStatusBanned' : 'NodeStatusActive',
+      statusDetail: banned ? PUBLISHER_BANNED_DETAIL : null,
       searchRanking: 0,
       downloads: 0,
       githubStars: 0,

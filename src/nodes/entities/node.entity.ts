@@ -5,6 +5,9 @@ import { NodeVersionEntity } from './node-version.entity';
 export const NODE_STATUSES = ['NodeStatusActive', 'NodeStatusDeleted', 'NodeStatusBanned'] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
+/** The status detail of the nodes of a banned publisher. */
+export const PUBLISHER_BANNED_DETAIL = 'its publisher was banned';
+
 @Entity('nodes')
 export class NodeEntity extends CompatibilityColumns {
   /** As the publisher spelled it. */
