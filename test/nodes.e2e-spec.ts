@@ -157,6 +157,7 @@ describe('Nodes', () => {
         idempotencyKeyId: null,
         createdAt: at,
         updatedAt: at,
+        nextCheckAt: at,
       };
       const viaTypeormId = unique('typeorm');
       await t.app.get(VideoTasksRepository).insert(manager, { ...task });

@@ -1,11 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { PeriodicJob } from '../common/scheduling/periodic-job';
 import { CreditsService } from '../users/credits.service';
 import { IdempotencyService } from './idempotency.service';
 import { videoConfig, VideoConfig } from './video.config';
 import { VideoTasksService } from './video-tasks.service';
-
-/** How long shutdown waits for a sweep in progress. */
-const SHUTDOWN_WAIT_MS = 5000;
 
 /**
  * Crash recovery for creates (docs/api-rules.md §8). A live create settles or releases
@@ -21,34 +19,24 @@ const SHUTDOWN_WAIT_MS = 5000;
 @Injectable()
 export class ReservationRecovery implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ReservationRecovery.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly job: PeriodicJob;
 
   constructor(
     private readonly credits: CreditsService,
     private readonly idempotency: IdempotencyService,
     private readonly tasks: VideoTasksService,
     @Inject(videoConfig.KEY) private readonly config: VideoConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.run();
+  ) {
+    this.job = new PeriodicJob('reservation recovery sweep', config.VIDEO_RECOVERY_SWEEP_MS, () => this.sweep(), this.logger);
   }
 
-  /**
-   * Lets a sweep in progress finish, but not for ever: a sweep whose database
-   * went away under it (a pool closed mid-connect) may never settle, and
-   * shutdown must not hang on it. Leaving it is safe: each release is one
-   * transaction, committed or not.
-   */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    let waited: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => (waited = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
-    await Promise.race([this.running, limit]);
-    clearTimeout(waited);
+  onApplicationBootstrap(): void {
+    this.job.start();
+  }
+
+  /** A sweep in progress may be left: each release is one transaction, committed or not. */
+  beforeApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   /** Releases the reservations of interrupted creates, and applies the states reported early to their tasks; returns how many reservations this call released. */
@@ -68,17 +56,5 @@ export class ReservationRecovery implements OnApplicationBootstrap, BeforeApplic
     // A create interrupted just after storing its task may have left states the upstream reported early.
     await this.tasks.applyKeptStatuses(now);
     return released.length;
-  }
-
-  private run(): void {
-    if (this.stopped) return;
-    this.running = this.sweep()
-      .then(() => undefined)
-      .catch((error: unknown) => this.logger.error({ err: error }, 'reservation recovery sweep failed; retried at the next'))
-      .finally(() => {
-        if (this.stopped) return;
-        this.timer = setTimeout(() => this.run(), this.config.VIDEO_RECOVERY_SWEEP_MS);
-        this.timer.unref();
-      });
   }
 }

@@ -15,6 +15,7 @@ import { EarlyUpstreamStatusesRepository } from './callbacks/early-upstream-stat
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { IdempotencyService } from './idempotency.service';
 import { ReservationRecovery } from './reservation-recovery';
+import { TaskStatusPoller } from './task-status-poller';
 import { ResultDownloadWorker } from './results/result-download.worker';
 import { ResultLinks } from './results/result-links';
 import { VIDEO_RESULT_STORAGE_PROVIDER } from './results/result-storage';
@@ -59,6 +60,7 @@ import { VideoTasksRepository } from './video-tasks.repository';
     CallbackOutbox,
     CallbackDeliveryWorker,
     ReservationRecovery,
+    TaskStatusPoller,
     VideoResultsRepository,
     VideoResultsService,
     ResultLinks,

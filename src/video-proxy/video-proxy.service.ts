@@ -13,7 +13,8 @@ import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { videoConfig, VideoConfig } from './video.config';
 import { maxDurationOf, VideoModel } from './video-models';
 import { VideoTasksRepository } from './video-tasks.repository';
-import { VideoTasksService } from './video-tasks.service';
+import { isTerminal, VideoTasksService } from './video-tasks.service';
+import { nextStatusCheck } from './task-status-checks';
 
 type VideoRequest = CreateVideoTaskDto & { model: VideoModel };
 
@@ -158,6 +159,8 @@ export class VideoProxyService {
           idempotencyKeyId: claimId,
           createdAt: now,
           updatedAt: now,
+          // A running task is first asked about in the background after the shortest interval, unless that is off (TaskStatusPoller).
+          nextCheckAt: isTerminal(reply.state) || this.config.VIDEO_STATUS_POLL_MS === 0 ? null : nextStatusCheck(now, now, this.config.VIDEO_STATUS_POLL_MS),
         });
         if (failedAlready) {
           await this.credits.refund(manager, caller.id, settled, reply.task_id);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, FindOneOptions, IsNull } from 'typeorm';
+import { DataSource, EntityManager, FindOneOptions, IsNull, LessThanOrEqual } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { VideoTaskEntity } from './entities/video-task.entity';
 
@@ -34,6 +34,25 @@ export class VideoTasksRepository {
   /** Marks the task refunded unless it already was; true only for the call that marked it. */
   async markRefunded(manager: EntityManager, taskId: string, at: Date): Promise<boolean> {
     const result = await manager.update(VideoTaskEntity, { taskId, refundedAt: IsNull() }, { refundedAt: at });
+    return result.affected === 1;
+  }
+
+  /** Running tasks whose background check is due at `now`, the longest due first. */
+  dueForCheck(now: Date, limit: number): Promise<Array<Pick<VideoTaskEntity, 'taskId' | 'createdAt' | 'nextCheckAt'>>> {
+    return this.dataSource.manager.find(VideoTaskEntity, {
+      select: { taskId: true, createdAt: true, nextCheckAt: true },
+      where: { nextCheckAt: LessThanOrEqual(now) },
+      order: { nextCheckAt: 'ASC' },
+      take: limit,
+    });
+  }
+
+  /**
+   * Moves the task's next check from the time read to `next`; true only for
+   * the caller whose UPDATE did it (of instances checking at once, one).
+   */
+  async claimCheck(task: Pick<VideoTaskEntity, 'taskId' | 'nextCheckAt'>, next: Date): Promise<boolean> {
+    const result = await this.dataSource.manager.update(VideoTaskEntity, { taskId: task.taskId, nextCheckAt: task.nextCheckAt ?? IsNull() }, { nextCheckAt: next });
     return result.affected === 1;
   }
 

@@ -11,6 +11,7 @@ import { VideoTaskDto, VideoTaskListDto } from './dto/video-task.dto';
 import { toVideoTaskDto } from './dto/video-task.mapper';
 import { VideoTaskEntity, VideoTaskState } from './entities/video-task.entity';
 import { VideoResultsService } from './results/video-results.service';
+import { nextStatusCheck } from './task-status-checks';
 import { UpstreamTaskStatus } from './upstream/upstream-protocol';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { VideoTasksRepository } from './video-tasks.repository';
@@ -31,6 +32,8 @@ export type UpdateOutcome = 'changed' | 'unchanged' | 'unknown-task';
 const EARLY_STATUS_RETENTION_MS = 60 * 60 * 1000;
 /** Tasks whose kept states one recovery sweep looks at. */
 const KEPT_STATUS_BATCH = 100;
+/** Running tasks one background check asks the upstream about, one after another. */
+const STATUS_CHECK_BATCH = 50;
 
 @Injectable()
 export class VideoTasksService {
@@ -146,6 +149,27 @@ export class VideoTasksService {
   }
 
   /**
+   * TaskStatusPoller's part: asks the upstream about the running tasks whose
+   * check is due, each claimed first (its next check moved on, see
+   * nextStatusCheck), so that of instances checking at once one asks. An
+   * upstream that cannot answer is logged; the task's next check comes as
+   * scheduled. Returns how many tasks were asked about.
+   */
+  async checkDueTasks(minIntervalMs: number, now = new Date()): Promise<number> {
+    let asked = 0;
+    for (const task of await this.tasks.dueForCheck(now, STATUS_CHECK_BATCH)) {
+      if (!(await this.tasks.claimCheck(task, nextStatusCheck(task.createdAt, now, minIntervalMs)))) continue;
+      asked++;
+      try {
+        await this.applyUpstreamStatus(await this.upstream.queryTask(task.taskId));
+      } catch (error) {
+        this.logger.warn({ taskId: task.taskId, err: error }, 'could not check the task with the upstream; checked again later');
+      }
+    }
+    return asked;
+  }
+
+  /**
    * Applies a state reported by the upstream (poll or callback). Idempotent:
    * a repeated or out-of-order report changes nothing.
    */
@@ -187,7 +211,9 @@ export class VideoTasksService {
     change: Pick<VideoTaskEntity, 'state' | 'errCode' | 'creations'>,
   ): Promise<void> {
     const now = new Date();
-    Object.assign(task, { ...change, updatedAt: now } satisfies Partial<VideoTaskEntity>);
+    // An ended task is never checked again; a running one keeps its schedule.
+    const nextCheckAt = isTerminal(change.state) ? null : task.nextCheckAt;
+    Object.assign(task, { ...change, updatedAt: now, nextCheckAt } satisfies Partial<VideoTaskEntity>);
     await this.tasks.save(manager, task);
     if (REFUNDED_STATES.includes(task.state) && (await this.tasks.markRefunded(manager, task.taskId, now))) {
       await this.credits.refund(manager, task.userId, task.credits, task.taskId);

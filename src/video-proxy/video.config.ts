@@ -77,6 +77,20 @@ export class VideoEnvironment {
   @Max(30_000)
   VIDEO_RECOVERY_SWEEP_MS = 15_000;
 
+  /**
+   * How soon a running task is first asked about in the background, and the
+   * shortest time between two such checks: the interval grows with the
+   * task's age (a tenth of it), up to 10 minutes (docs/api-rules.md §4.2).
+   * 0 turns the background checks off: tasks created meanwhile learn their
+   * end from upstream callbacks and clients' polls alone.
+   */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  VIDEO_STATUS_POLL_MS = 15_000;
+
   /** Largest video or cover kept from a finished task, in bytes (1 GiB by default; docs/api-rules.md §4.4). */
   @IsOptional()
   @Transform(toInteger)

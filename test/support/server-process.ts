@@ -44,11 +44,12 @@ export class ServerProcess {
    * Starts the service with `env` over the test's environment. `built`: the
    * compiled dist/src/main.js (`npm start`; start-up is quicker, for suites
    * that start many); otherwise src/main.ts through ts-node, so a test needs
-   * no build first.
+   * no build first. Background task checks are off unless `env` turns them
+   * on: they would add upstream calls to what suites count.
    */
   static start(env: Record<string, string>, options: { built?: boolean } = {}): ServerProcess {
     const entry = options.built ? ['dist/src/main.js'] : ['-r', 'ts-node/register/transpile-only', 'src/main.ts'];
-    const child = spawn(process.execPath, entry, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, entry, { env: { ...process.env, VIDEO_STATUS_POLL_MS: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     return new ServerProcess(child, Number(env.PORT));
   }
 

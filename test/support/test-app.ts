@@ -45,6 +45,8 @@ export class TestApp {
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       // Suites fire many requests from one IP; the rate-limit suite turns this on for itself.
       THROTTLE_LIMIT: '0',
+      // Background checks would add upstream calls to what suites count; the poller's suite turns them on.
+      VIDEO_STATUS_POLL_MS: '0',
       STORAGE_DIR: storageDir,
       ...env,
     });

@@ -62,4 +62,8 @@ export class VideoTaskEntity {
 
   @Column({ name: 'updated_at', type: Date })
   updatedAt!: Date;
+
+  /** When the service next asks the upstream about the task (TaskStatusPoller); null once it has ended. */
+  @Column({ name: 'next_check_at', type: Date, nullable: true })
+  nextCheckAt!: Date | null;
 }

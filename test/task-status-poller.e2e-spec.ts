@@ -1,0 +1,67 @@
+import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
+import { VideoTasksRepository } from '../src/video-proxy/video-tasks.repository';
+import { CallbackReceiver } from './support/callback-receiver';
+import { FakeUpstream } from './support/fake-upstream';
+import { sleep } from './support/archive-uploads';
+import { TestApp, TestUser } from './support/test-app';
+import { createVideoTask, videoAppForSuite } from './support/video-app';
+
+/**
+ * Background task checks (TaskStatusPoller, docs/api-rules.md §4.2), without
+ * PUBLIC_BASE_URL: no upstream callback ever comes, so only they tell a task
+ * nobody polls that it has ended.
+ */
+describe('Background task status checks', () => {
+  let upstream: FakeUpstream;
+  let receiver: CallbackReceiver;
+  let t: TestApp;
+  videoAppForSuite({ CALLBACK_ALLOW_PRIVATE: 'true', CALLBACK_RETRY_BASE_MS: '100', VIDEO_STATUS_POLL_MS: '200' }, (video) => {
+    ({ upstream, receiver, testApp: t } = video);
+  });
+
+  const balanceOf = async (user: TestUser) => (await t.http.get('/users/me').set(user.auth)).body.credits as number;
+  const checksOf = (taskId: string) => upstream.requests.filter((r) => r.method === 'GET' && r.path === `/ent/v2/tasks/${taskId}/creations`).length;
+
+  it('a task nobody polls learns its end: its client callback and its refund happen, then it is no longer asked about', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createVideoTask(t, user, { callback_url: receiver.url });
+    expect(await balanceOf(user)).toBe(90);
+    expect((await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId })).nextCheckAt).toEqual(expect.any(Date));
+    upstream.taskStatus.set(taskId, { state: 'failed', err_code: 'ModerationFailed' });
+
+    const delivery = await receiver.waitForTask(taskId);
+    expect(delivery.body).toMatchObject({ task_id: taskId, state: 'failed', err_code: 'ModerationFailed' });
+    expect(await balanceOf(user)).toBe(100);
+    expect((await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId })).nextCheckAt).toBeNull();
+    const checks = checksOf(taskId);
+    expect(checks).toBeGreaterThanOrEqual(1);
+    await sleep(800);
+    expect(checksOf(taskId)).toBe(checks);
+  });
+
+  it('a running task is asked about again; an upstream that cannot answer is asked again later', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createVideoTask(t, user);
+    // No status scripted: the upstream answers 404 until it is.
+    await sleep(1000);
+    expect(checksOf(taskId)).toBeGreaterThanOrEqual(2);
+    upstream.taskStatus.set(taskId, { state: 'processing' });
+    const tasks = t.dataSource.getRepository(VideoTaskEntity);
+    for (let waited = 0; (await tasks.findOneByOrFail({ taskId })).state !== 'processing' && waited < 5000; waited += 100) await sleep(100);
+    const task = await tasks.findOneByOrFail({ taskId });
+    expect(task.state).toBe('processing');
+    expect(task.nextCheckAt!.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it('of instances claiming one check at once, one gets it', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createVideoTask(t, user);
+    const tasks = t.app.get(VideoTasksRepository);
+    const read = await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId });
+    const next = new Date(Date.now() + 60_000);
+    const claims = await Promise.all([tasks.claimCheck(read, next), tasks.claimCheck(read, next), tasks.claimCheck(read, next)]);
+    // The poller may have claimed it first (then none of these did); never two.
+    expect(claims.filter(Boolean).length).toBeLessThanOrEqual(1);
+    expect(await tasks.claimCheck(read, next)).toBe(false);
+  });
+});
