@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { VideoResultEntity } from '../src/video-proxy/entities/video-result.entity';
 import { ResultDownloadWorker } from '../src/video-proxy/results/result-download.worker';
 import { ResultLinks } from '../src/video-proxy/results/result-links';
+import { RESULT_STORAGE } from '../src/video-proxy/results/result-storage';
+import { ArchiveStorage } from '../src/archives/archive-storage';
 import { holdCommits } from './support/commit-gate';
 import { FakeUpstream, ServedFile } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
@@ -244,6 +246,31 @@ describe('Video results kept (api-rules §4.4)', () => {
       expect(await Promise.all([firstSweep, secondSweep])).toEqual([true, true]);
       expect(existsSync(fileOf(video))).toBe(false);
     });
+  });
+
+  it('an attempt that lost its lease to another instance leaves the job to it and no file behind', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    const video = mp4(60_000);
+    const id = `c-${randomUUID()}`;
+    const slow = { id, url: upstream.serveFile(`${id}.mp4`, video, { chunkDelayMs: 100, chunkBytes: 10_000 }), cover_url: upstream.serveFile(`${id}.jpg`, jpeg(1_000)) };
+    const deleted = new Promise<string>((resolve) => {
+      const storage = t.app.get<ArchiveStorage>(RESULT_STORAGE);
+      const spy = jest.spyOn(storage, 'delete').mockImplementation(async (name) => {
+        spy.mockRestore();
+        await storage.delete(name);
+        resolve(name);
+      });
+    });
+    await upstreamCallback({ id: taskId, state: 'success', creations: [slow] }).expect(204);
+    const rows = t.dataSource.getRepository(VideoResultEntity);
+    const leased = async () => (await rows.findOneBy({ taskId, kind: 'video', attempts: 1 })) !== null;
+    for (let waited = 0; !(await leased()) && waited < 5000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Another instance takes the job over while the bytes still come.
+    await rows.update({ taskId, kind: 'video' }, { attempts: 2 });
+    expect(await deleted).toBe(sha256(video));
+    expect(existsSync(join(t.storageDir, 'results', sha256(video).slice(0, 2), `${sha256(video)}.bin`))).toBe(false);
+    expect(await rows.findOneByOrFail({ taskId, kind: 'video' })).toMatchObject({ state: 'pending', attempts: 2 });
   });
 
   it('records a file as failed once the upstream’s links have expired', async () => {

@@ -194,13 +194,18 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
    * Marks a fetched file stored, under the lock the retention sweep takes on
    * the rows holding the same bytes (see deleteExpired): once it has it, the
    * file is there for good or was deleted by a sweep, which this attempt
-   * then reports as its failure (retried).
+   * then reports as its failure (retried). An attempt that lost its lease
+   * (another instance took the job over) leaves the job to that one and
+   * deletes what it fetched unless a row holds the same bytes, rather than
+   * leave a file nothing refers to; the other attempt's keep checks that its
+   * own copy is still there.
    */
   private async keep(leased: Pick<DueResult, 'id' | 'attempts'>, sha256: string, contentType: string): Promise<void> {
     await this.tx.run(async (manager) => {
       await this.results.lockHoldersOf(manager, sha256, this.tx.lockForUpdate());
       if (!(await this.storage.stat(sha256))) throw new Error('the file was deleted by the retention sweep as it was being kept');
-      await this.results.updateIfCurrent(manager, leased, { state: 'stored', sha256, contentType, storedAt: new Date(), lastError: null });
+      const kept = await this.results.updateIfCurrent(manager, leased, { state: 'stored', sha256, contentType, storedAt: new Date(), lastError: null });
+      if (!kept) await this.deleteUnlessHeld(manager, sha256);
     });
   }
 
