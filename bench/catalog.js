@@ -58,6 +58,7 @@ const COMPAT = { appPatch: 25, formFactor: 'git-linux', os: 'POSIX :: Linux' };
 /** Node classes of each node's latest version (`${PascalCaseOfId}Node${k}`, unique names). */
 const CLASSES_PER_NODE = 2;
 const PUBLISHER = 'bench-catalog';
+const PUBLISHER_NAME = 'Catalog Bench';
 
 /** The routes measured, in turn; the growth targets' routes; cached (the same request again) and uncached (after a write). */
 const ROUTES = {
@@ -152,7 +153,7 @@ function buildCatalog(n, { sha256, userId }) {
   const user = { id: userId, email: 'catalog-bench@example.com', name: 'Catalog Bench', is_admin: false, credits: 0, created_at: new Date(now - 2 * yearMs) };
   const publisher = {
     id: PUBLISHER,
-    name: 'Catalog Bench',
+    name: PUBLISHER_NAME,
     description: 'Nodes seeded by bench/catalog.js',
     website: 'https://example.com',
     support: null,
@@ -236,6 +237,7 @@ function buildCatalog(n, { sha256, userId }) {
       id,
       normalized_id: id.toLowerCase(),
       publisher_id: PUBLISHER,
+      publisher_name: PUBLISHER_NAME,
       name: nameWords.join(' '),
       description: `${capitalize(descriptionWords.join(' '))}. Adds ${inPhrase ? PHRASE_NUMBER : 1 + (i % NODE_COUNTS)} nodes.`,
       author,
@@ -290,6 +292,7 @@ const COLUMNS = {
     id: 'text',
     normalized_id: 'text',
     publisher_id: 'text',
+    publisher_name: 'text',
     name: 'text',
     description: 'text',
     author: 'text',

@@ -89,6 +89,12 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
       // Alpha Labs before Zeta Works; within Zeta Works, by name descending.
       const byPublisher = await frontend.listAllNodes({ node_id: mine, sort: ['publisher_id', 'name;desc'] });
       expect(ids(byPublisher.body.nodes)).toEqual([n.other, n.upscaler, n.cudaOnly, n.anywhere]);
+      // A renamed publisher's nodes sort by the new name at once.
+      await t.http.put(`/publishers/${otherPublisherId}`).set(owner.auth).send({ name: 'Zulu Labs' }).expect(200);
+      const renamed = await frontend.listAllNodes({ node_id: mine, sort: ['publisher_name', 'name;desc'] });
+      expect(ids(renamed.body.nodes)).toEqual([n.upscaler, n.cudaOnly, n.anywhere, n.other]);
+      expect(renamed.body.nodes?.map((node) => node.publisher?.name)).toEqual(['Zeta Works', 'Zeta Works', 'Zeta Works', 'Zulu Labs']);
+      await t.http.put(`/publishers/${otherPublisherId}`).set(owner.auth).send({ name: 'Alpha Labs' }).expect(200);
       await t.http.post(`/nodes/${n.cudaOnly}/reviews?star=5`).set(stranger.auth).expect(200);
       await t.http.post(`/nodes/${n.anywhere}/reviews?star=3`).set(stranger.auth).expect(200);
       const byRating = await frontend.listAllNodes({ node_id: mine, sort: ['rating;desc'], limit: 2, page: 1 });

@@ -4,7 +4,6 @@ import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity
 import { CatalogCountEntity } from './entities/catalog-count.entity';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity, NodeStatus } from './entities/node.entity';
-import { PublishersService } from '../publishers/publishers.service';
 import { CatalogSortField, CatalogSortKey } from './catalog-sort';
 import type { ArchiveReviewJob } from './review/archive-review';
 import { CatalogSearch } from './search/catalog-search';
@@ -54,7 +53,6 @@ export class NodesRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly search: CatalogSearch,
-    private readonly publishers: PublishersService,
   ) {}
 
   /** The node's own row (what a write checks), locked with `lock` when given. */
@@ -130,9 +128,9 @@ export class NodesRepository {
     return rows.map(({ id }) => id);
   }
 
-  /** What a sort field orders by: a column of the node, or (publisher_name) its publisher's name, as the publishers module reads it. */
+  /** What a sort field orders by: a column of the node (publisher_name: its copy of its publisher's name). */
   private sortExpression(field: CatalogSortField): string {
-    const columns: Record<Exclude<CatalogSortField, 'publisher_name'>, string> = {
+    const columns: Record<CatalogSortField, string> = {
       downloads: 'node.downloads',
       name: 'LOWER(node.name)',
       created_at: 'node.created_at',
@@ -140,8 +138,9 @@ export class NodesRepository {
       rating: 'node.rating',
       github_stars: 'node.github_stars',
       search_ranking: 'node.search_ranking',
+      publisher_name: 'LOWER(node.publisher_name)',
     };
-    return field === 'publisher_name' ? this.publishers.nameExpression('node.publisher_id') : columns[field];
+    return columns[field];
   }
 
   /**
@@ -246,6 +245,11 @@ export class NodesRepository {
   }
 
   /** Every node of the publisher that is not deleted gets `status` (a publisher's ban). */
+  /** A renamed publisher's new name, on its nodes' copies (inside the rename's transaction). */
+  async setPublisherName(manager: EntityManager, publisherId: string, name: string): Promise<void> {
+    await manager.update(NodeEntity, { publisherId }, { publisherName: name });
+  }
+
   async setPublisherNodesStatus(manager: EntityManager, publisherId: string, status: NodeStatus, detail: string): Promise<void> {
     await manager.update(NodeEntity, { publisherId, status: Not('NodeStatusDeleted') }, { status, statusDetail: detail, updatedAt: new Date() });
   }

@@ -4,6 +4,7 @@ import {
   ForbiddenException,
   Injectable,
   NotFoundException,
+  OnModuleInit,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { parse as parseSemver } from 'semver';
@@ -115,7 +116,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 @Injectable()
-export class NodesService {
+export class NodesService implements OnModuleInit {
   constructor(
     private readonly nodes: NodesRepository,
     private readonly archives: ArchivesService,
@@ -125,6 +126,11 @@ export class NodesService {
     private readonly comfyNodes: ComfyNodesRepository,
     private readonly history: VersionReviewsRepository,
   ) {}
+
+  /** Nodes keep a copy of their publisher's name (sort=publisher_name): a rename updates it in its transaction. */
+  onModuleInit(): void {
+    this.publishers.whenRenamed((manager, publisherId, name) => this.nodes.setPublisherName(manager, publisherId, name));
+  }
 
   /** The public read: deleted nodes do not exist for it, banned ones are 403 but for admins. `origin`: the request's (ArchivesService.linksFor). */
   async get(nodeId: string, origin: string, caller?: Principal): Promise<NodeDto> {
@@ -341,6 +347,7 @@ export class NodesService {
       id: nodeId,
       normalizedId: nodeId.toLowerCase(),
       publisherId: publisher.id,
+      publisherName: publisher.name,
       // Optional columns are left out: NULL until the patch below sets them.
       tags: [],
       tagsAdmin: [],

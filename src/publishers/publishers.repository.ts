@@ -17,22 +17,6 @@ export class PublishersRepository {
     return this.dataSource.manager.findBy(PublisherEntity, { id: In(ids) });
   }
 
-  /**
-   * SQL for the name of the publisher whose id is in `publisherIdColumn`, for
-   * another module's query to order by (docs/api-rules.md §9.1 `sort=publisher_name`)
-   * without reading this module's table itself.
-   */
-  nameExpression(publisherIdColumn: string): string {
-    const name = this.dataSource
-      .createQueryBuilder()
-      .subQuery()
-      .select('publisher.name')
-      .from(PublisherEntity, 'publisher')
-      .where(`publisher.id = ${publisherIdColumn}`)
-      .getQuery();
-    return `LOWER(${name})`;
-  }
-
   findMembership(publisherId: string, userId: string, manager: EntityManager = this.dataSource.manager) {
     return manager.findOneBy(PublisherMemberEntity, { publisherId, userId });
   }

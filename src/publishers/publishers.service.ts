@@ -24,8 +24,13 @@ function isSuspendedMember({ publisher, role }: { publisher: PublisherEntity; ro
 
 const PUBLISHER_BANNED = 'publisher banned';
 
+/** What a module keeping a copy of publishers' names does with a new one (see PublishersService.whenRenamed). */
+export type RenameListener = (manager: EntityManager, publisherId: string, name: string) => Promise<void>;
+
 @Injectable()
 export class PublishersService {
+  private readonly renameListeners: RenameListener[] = [];
+
   constructor(
     private readonly publishers: PublishersRepository,
     private readonly users: UsersService,
@@ -76,9 +81,13 @@ export class PublishersService {
     return this.publishers.findByIds(ids);
   }
 
-  /** SQL for the (lower-cased) name of the publisher whose id is in `publisherIdColumn`, to order another module's query by. */
-  nameExpression(publisherIdColumn: string): string {
-    return this.publishers.nameExpression(publisherIdColumn);
+  /**
+   * `listener` is called, inside the rename's transaction, each time a
+   * publisher is given a new name: a module that keeps a copy of the name
+   * (nodes sort by it) updates it there, so no reader sees the two differ.
+   */
+  whenRenamed(listener: RenameListener): void {
+    this.renameListeners.push(listener);
   }
 
   /**
@@ -94,6 +103,9 @@ export class PublishersService {
       await this.requireRole(caller, publisherId, 'owner', manager);
       // A round trip may send only server-managed fields: nothing to write (and TypeORM refuses an empty UPDATE).
       if (Object.keys(changes).length > 0) await this.publishers.updatePublisher(manager, publisherId, changes);
+      if (changes.name !== undefined) {
+        for (const listener of this.renameListeners) await listener(manager, publisherId, changes.name);
+      }
     });
     return this.get(publisherId, caller);
   }

@@ -21,6 +21,10 @@ export class NodeEntity extends CompatibilityColumns {
   @Column({ name: 'publisher_id', type: 'varchar', length: 64 })
   publisherId!: string;
 
+  /** A copy of its publisher's name, which `sort=publisher_name` orders by; a rename updates it (NodesService.onModuleInit). */
+  @Column({ name: 'publisher_name', type: 'varchar', length: 256 })
+  publisherName!: string;
+
   @Column({ type: 'varchar', length: 256 })
   name!: string;
 
