@@ -56,22 +56,7 @@ export class UpstreamCallbacksService {
     if (problem) {
       throw new UnauthorizedException(`upstream callback refused: ${problem}`);
     }
-    const nonce = callback.headers['x-request-nonce'] ?? '';
-    await this.rememberNonce(nonce);
-    try {
-      await this.apply(callback);
-    } catch (error) {
-      // A delivery that was not applied (its body cut short, the database down) must not use up its nonce:
-      // the upstream's retry of the same request would be refused as a replay and the update lost.
-      await this.tx
-        .run((manager) => this.nonces.delete(manager, nonce))
-        .catch((forgetError: unknown) => this.logger.warn({ err: forgetError }, 'the nonce of a callback not applied stays used'));
-      throw error;
-    }
-  }
-
-  /** The body of a callback whose signature and nonce passed: a task status, applied or kept. */
-  private async apply(callback: IncomingCallback): Promise<void> {
+    await this.rememberNonce(callback.headers['x-request-nonce'] ?? '');
     const body = await readJsonBody(callback.body, VIDEO_BODY_LIMITS);
     const unsafe = findUnsafeInput(body, '');
     if (unsafe) {
