@@ -291,6 +291,32 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
         expect(res.body).toEqual(zip);
         expect(res.headers['cache-control']).toBe('private, no-store');
       }
+      // No cache keeps the refusal, nor gives one caller's reply to another.
+      const refused = await t.http.get(path).expect(404);
+      expect(refused.headers['cache-control']).toBe('no-store');
+      expect(refused.headers.vary).toContain('Authorization');
+      // Deleting it (what a publisher does about a leaked key) releases nothing: it never passed its checks.
+      await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`).set(f.member.auth).expect(204);
+      await t.http.get(path).expect(404);
+      expect((await t.http.get(path).set(f.member.auth).expect(200)).headers['cache-control']).toBe('private, no-store');
+    });
+
+    it('a released archive stays public when its version gets a newer one, until a newer one is flagged', async () => {
+      const first = clean({ 'pack/README.md': `${unique('first')}\n` });
+      const { f, version } = await reviewedUpload(first);
+      const firstPath = archivePath(version);
+      await uploadArchive(t, f, '1.0.0', clean({ 'pack/README.md': `${unique('second')}\n` }));
+      // Pending, then active: the first archive serves existing installs throughout.
+      expect((await t.http.get(firstPath).expect(200)).headers['cache-control']).toBe(PUBLIC);
+      const second = await reviewed(t, f, '1.0.0');
+      expect(second.status).toBe('NodeVersionStatusActive');
+      await t.http.get(firstPath).expect(200);
+      await t.http.get(archivePath(second)).expect(200);
+      // A third archive that its checks block flags the version: what it released is withdrawn too.
+      await uploadArchive(t, f, '1.0.0', clean({ 'pack/config.py': `KEY = "${AWS_KEY}"\n`, 'pack/README.md': `${unique('third')}\n` }));
+      const third = await reviewed(t, f, '1.0.0');
+      expect(third.status).toBe('NodeVersionStatusFlagged');
+      for (const path of [firstPath, archivePath(second), archivePath(third)]) await t.http.get(path).expect(404);
     });
 
     it('a released archive is public, and stays so when its version is deleted; a ban withdraws it but for admins', async () => {

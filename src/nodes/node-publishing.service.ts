@@ -185,7 +185,7 @@ export class NodePublishingService {
         updatedAt: at,
       };
       await this.repository.updateVersion(manager, locked.id, changes);
-      await this.history.appendStatusChange(manager, locked.id, { status: PENDING, reason: AWAITING_CHECKS, by: 'checks' }, at);
+      await this.history.appendStatusChange(manager, { ...locked, ...changes }, { status: PENDING, reason: AWAITING_CHECKS, by: 'checks' }, at);
       await this.nodes.recordVersionChange(manager, locked.nodeId, { latestMayMove: locked.status !== PENDING });
       return Object.assign(locked, changes);
     });

@@ -180,9 +180,12 @@ export class NodesRepository {
     });
   }
 
-  /** The versions holding this archive (their status and node), with those nodes (any status). */
-  async archiveHolders(sha256: string): Promise<{ versions: NodeVersionEntity[]; nodes: NodeEntity[] }> {
-    const versions = await this.dataSource.manager.find(NodeVersionEntity, { where: { archiveSha256: sha256 }, select: { nodeId: true, status: true } });
+  /** The versions holding this archive now or with one of `versionIds` (their status and node), with those nodes (any status). */
+  async archiveHolders(sha256: string, versionIds: string[]): Promise<{ versions: NodeVersionEntity[]; nodes: NodeEntity[] }> {
+    const versions = await this.dataSource.manager.find(NodeVersionEntity, {
+      where: [{ archiveSha256: sha256 }, ...(versionIds.length > 0 ? [{ id: In(versionIds) }] : [])],
+      select: { id: true, nodeId: true, status: true },
+    });
     const nodeIds = [...new Set(versions.map((version) => version.nodeId))];
     const nodes = nodeIds.length === 0 ? [] : await this.dataSource.manager.find(NodeEntity, { where: { id: In(nodeIds) }, select: { id: true, status: true, publisherId: true } });
     return { versions, nodes };

@@ -541,7 +541,7 @@ export class NodesService implements OnModuleInit {
         createdAt: new Date(),
       }),
     );
-    await this.history.appendStatusChange(manager, version.id, initial, version.createdAt);
+    await this.history.appendStatusChange(manager, version, initial, version.createdAt);
     await this.recordVersionChange(manager, node.id, { latestMayMove: status === 'NodeVersionStatusActive' });
     return version;
   }
@@ -592,7 +592,7 @@ export class NodesService implements OnModuleInit {
         const written = await this.nodes.updateVersionIfStatus(manager, node, read, changes, at);
         if (!written) throw new StaleReadError(`version '${read.version}' of node '${node.id}'`);
         if (written.status !== read.status) {
-          await this.history.appendStatusChange(manager, written.id, { status: written.status, reason: written.statusReason, by: caller.id }, at);
+          await this.history.appendStatusChange(manager, written, { status: written.status, reason: written.statusReason, by: caller.id }, at);
         }
         if (latestMayMove) await this.recomputeLatestVersion(manager, node.id);
         return written;

@@ -130,6 +130,12 @@ export class PublishersService {
     return (await this.membership(publisherId, caller, manager))?.role ?? null;
   }
 
+  /** Whether the caller is a member who may act for the publisher (not one of a banned publisher); unlike roleOf, never a 403. */
+  async actsFor(publisherId: string, caller: Principal): Promise<boolean> {
+    const found = await this.publishers.findWithRole(publisherId, caller.id);
+    return found !== null && found.role !== null && !isSuspendedMember(found);
+  }
+
   /** roleOf, with the publisher it read (for a reply that shows it); null when there is no such publisher. */
   async membership(
     publisherId: string,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Finding } from '../archive-checks/findings';
-import { NodeVersionStatus } from '../entities/node-version.entity';
+import { NodeVersionEntity, NodeVersionStatus } from '../entities/node-version.entity';
 import { VersionReviewEntity } from './entities/version-review.entity';
 import { VersionStatusChangeEntity } from './entities/version-status-change.entity';
 
@@ -27,8 +27,16 @@ export class VersionReviewsRepository {
     await manager.upsert(VersionReviewEntity, { nodeVersionId, archiveSha256, findings, checkedAt: new Date() }, ['nodeVersionId']);
   }
 
-  async appendStatusChange(manager: EntityManager, nodeVersionId: string, change: StatusChange, at: Date): Promise<void> {
-    await manager.insert(VersionStatusChangeEntity, { nodeVersionId, ...change, at });
+  /** Records that `version` (as it now is: its archive, if it has one) changed to `change.status`. */
+  async appendStatusChange(manager: EntityManager, version: Pick<NodeVersionEntity, 'id' | 'archiveSha256'>, change: StatusChange, at: Date): Promise<void> {
+    const releasedArchiveSha256 = change.status === 'NodeVersionStatusActive' ? version.archiveSha256 : null;
+    await manager.insert(VersionStatusChangeEntity, { nodeVersionId: version.id, ...change, releasedArchiveSha256, at });
+  }
+
+  /** The ids of the versions that were ever made active with this archive. */
+  async versionsThatReleased(sha256: string): Promise<string[]> {
+    const changes = await this.dataSource.manager.find(VersionStatusChangeEntity, { where: { releasedArchiveSha256: sha256 }, select: { nodeVersionId: true } });
+    return [...new Set(changes.map((change) => change.nodeVersionId))];
   }
 
   /** The version's status changes, oldest first. */

@@ -21,6 +21,14 @@ export class VersionStatusChangeEntity {
   @Column({ type: Date })
   at!: Date;
 
+  /**
+   * The archive a change to active released: the version's at that moment
+   * (null for other changes, and for a version without one). A released
+   * archive stays downloadable after its version moves on (NodeArchiveAccess).
+   */
+  @Column({ name: 'released_archive_sha256', type: 'varchar', length: 64, nullable: true })
+  releasedArchiveSha256!: string | null;
+
   /** `checks`, or the id of the user who made the change (an admin, or the member who published, uploaded or deleted). */
   @Column({ name: 'changed_by', type: 'varchar', length: 64 })
   by!: string;
