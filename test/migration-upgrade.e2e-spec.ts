@@ -1,6 +1,8 @@
 import { freshPostgresDatabase } from './support/postgres';
-import { addVersions, createPublisherWithNode } from './support/registry-fixtures';
-import { TestApp } from './support/test-app';
+import { reviewed, uploadArchive } from './support/archive-uploads';
+import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { TestApp, unique } from './support/test-app';
+import { makeZip } from './support/zip';
 
 /**
  * The migrations that dropped the reply text (1765000000000) and added
@@ -10,6 +12,8 @@ import { TestApp } from './support/test-app';
  */
 /** The timestamp of the migration that dropped the reply text. */
 const DROP_REPLY_TEXT = 1765000000000;
+/** The first of the migrations that add columns filled from the rows there. */
+const NODE_PUBLISHER_NAMES = 1766200000000;
 
 describe('Upgrading a database with rows', () => {
   let t: TestApp;
@@ -23,6 +27,12 @@ describe('Upgrading a database with rows', () => {
     await t.close();
     fresh?.drop();
   });
+
+  /** The version once `zip`, uploaded as its archive, has been reviewed. */
+  async function archiveReviewed(f: PublisherFixture, version: string, zip: Buffer): Promise<Record<string, unknown>> {
+    await uploadArchive(t, f, version, zip);
+    return reviewed(t, f, version);
+  }
 
   const snapshot = async () => ({
     nodes: await t.dataSource.query(`SELECT "id", "name", "description", "latest_version_id", "rating", "downloads", "status" FROM "nodes" ORDER BY "id"`),
@@ -55,5 +65,28 @@ describe('Upgrading a database with rows', () => {
     expect(await columnsOf('catalog_counts')).not.toContain('search_generation');
     expect(await snapshot()).toEqual(before);
     expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body).toMatchObject({ description: 'kept', rating: 3, latest_version: { version: '1.1.0' } });
+  });
+
+  it('fills the columns added since from the rows there: nodes’ copies of publisher names, the archives released', async () => {
+    const f = await createPublisherWithNode(t);
+    await addVersions(t, f, '1.0.0', '1.1.0', '1.2.0');
+    // An archive its checks passed; one they blocked, whose version its member then deleted; one released, then replaced by a blocked one.
+    const passed = await archiveReviewed(f, '1.0.0', makeZip({ 'pack/__init__.py': `# ${unique('passed')}\n` }));
+    const blocked = await archiveReviewed(f, '1.1.0', makeZip({ 'README.md': `not a pack ${unique('blocked')}\n` }));
+    const replaced = await archiveReviewed(f, '1.2.0', makeZip({ 'pack/__init__.py': `# ${unique('replaced')}\n` }));
+    await archiveReviewed(f, '1.2.0', makeZip({ 'README.md': `not a pack ${unique('replacement')}\n` }));
+    expect([passed.status, blocked.status, replaced.status]).toEqual(['NodeVersionStatusActive', 'NodeVersionStatusFlagged', 'NodeVersionStatusActive']);
+    await t.http.delete(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.1.0`).set(f.member.auth).expect(204);
+    const downloads = async () =>
+      Promise.all([passed, blocked, replaced].map(async (version) => (await t.http.get(new URL(String(version.downloadUrl)).pathname)).status));
+    expect(await downloads()).toEqual([200, 404, 404]);
+
+    const undone = t.dataSource.migrations.filter((migration) => Number(/\d{13}$/.exec(migration.name ?? '')?.[0]) >= NODE_PUBLISHER_NAMES);
+    for (const _migration of undone) await t.dataSource.undoLastMigration({ transaction: 'each' });
+    expect(await columnsOf('nodes')).not.toContain('publisher_name');
+    await t.dataSource.runMigrations({ transaction: 'each' });
+    const [{ copied }] = await t.dataSource.query(`SELECT "publisher_name" AS "copied" FROM "nodes" WHERE "id" = '${f.nodeId}'`);
+    expect(copied).toBe((await t.http.get(`/publishers/${f.publisherId}`).expect(200)).body.name);
+    expect(await downloads()).toEqual([200, 404, 404]);
   });
 });
