@@ -51,6 +51,8 @@ describe('JsonStructureLimiter', () => {
 
   it('tells a bare scalar, which is JSON, that a body is an object; what follows a scalar is not JSON', () => {
     for (const text of ['1', '"s"', 'null', 'true']) expect(() => follow(text)).toThrow(new MalformedJsonError('request body must be a JSON object'));
-    expect(() => follow('{} 1')).toThrow(new MalformedJsonError('request body is not valid JSON'));
+    for (const text of ['{} 1', '1 2', 'null null', 'nullx', 'truex', '"a" {}', '42]']) {
+      expect(() => follow(text)).toThrow(new MalformedJsonError('request body is not valid JSON'));
+    }
   });
 });

@@ -39,6 +39,7 @@ export class JsonStructureLimiter {
   private readonly tokenizer = new Tokenizer();
   private readonly open: OpenContainer[] = [];
   private topLevel: Expecting = 'value';
+  private bareScalar = false;
   private values = 0;
 
   constructor(private readonly limits: JsonBodyLimits) {
@@ -56,6 +57,7 @@ export class JsonStructureLimiter {
   end(): void {
     this.tokenizer.end();
     if (this.topLevel !== 'nothing') throw new MalformedJsonError();
+    if (this.bareScalar) throw new MalformedJsonError(NOT_A_JSON_OBJECT);
   }
 
   private take(token: TokenType): void {
@@ -92,9 +94,14 @@ export class JsonStructureLimiter {
         container.expecting = 'value';
         return;
       default:
-        // Outside every container only an object or an array may stand (a body is never a bare scalar).
         if (!VALUE_TOKENS.has(token)) throw new MalformedJsonError();
-        if (!container) throw new MalformedJsonError(expecting === 'value' ? NOT_A_JSON_OBJECT : undefined);
+        if (!container) {
+          // A bare scalar is JSON, but not a body: told so at the end, once nothing else (not JSON) has followed it.
+          if (expecting !== 'value') throw new MalformedJsonError();
+          this.topLevel = 'nothing';
+          this.bareScalar = true;
+          return;
+        }
         if (token === TokenType.STRING && (expecting === 'key' || expecting === 'key-or-close')) {
           container.expecting = 'colon';
           return;
