@@ -20,14 +20,14 @@ export class TaskStatusPoller implements OnApplicationBootstrap, BeforeApplicati
   constructor(tasks: VideoTasksService, @Inject(videoConfig.KEY) config: VideoConfig) {
     const interval = config.VIDEO_STATUS_POLL_MS;
     this.enabled = interval > 0;
-    this.job = new PeriodicJob('background task status check', interval, () => tasks.checkDueTasks(interval), this.logger);
+    this.job = new PeriodicJob('background task status check', interval, (stopping) => tasks.checkDueTasks(interval, stopping), this.logger);
   }
 
   onApplicationBootstrap(): void {
     if (this.enabled) this.job.start();
   }
 
-  /** A check in progress may be left: each task's update is one transaction, and its claim only delays the next. */
+  /** A check in progress ends after the task at hand; each task's update is one transaction, and its claim only delays the next. */
   beforeApplicationShutdown(): Promise<void> {
     return this.job.stop();
   }

@@ -153,11 +153,13 @@ export class VideoTasksService {
    * check is due, each claimed first (its next check moved on, see
    * nextStatusCheck), so that of instances checking at once one asks. An
    * upstream that cannot answer is logged; the task's next check comes as
-   * scheduled. Returns how many tasks were asked about.
+   * scheduled. Stops between two tasks once `stopping` is aborted (a
+   * shutdown). Returns how many tasks were asked about.
    */
-  async checkDueTasks(minIntervalMs: number, now = new Date()): Promise<number> {
+  async checkDueTasks(minIntervalMs: number, stopping?: AbortSignal, now = new Date()): Promise<number> {
     let asked = 0;
     for (const task of await this.tasks.dueForCheck(now, STATUS_CHECK_BATCH)) {
+      if (stopping?.aborted) break;
       if (!(await this.tasks.claimCheck(task, nextStatusCheck(task.createdAt, now, minIntervalMs)))) continue;
       asked++;
       try {

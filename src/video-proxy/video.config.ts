@@ -81,13 +81,16 @@ export class VideoEnvironment {
    * How soon a running task is first asked about in the background, and the
    * shortest time between two such checks: the interval grows with the
    * task's age (a tenth of it), up to 10 minutes (docs/api-rules.md §4.2).
-   * 0 turns the background checks off: tasks created meanwhile learn their
-   * end from upstream callbacks and clients' polls alone.
+   * 0: this instance checks nothing, and the tasks it creates are never
+   * checked in the background; they learn their end from upstream callbacks
+   * and clients' polls alone.
    */
   @IsOptional()
   @Transform(toInteger)
+  // 0, or a period the database and the upstream can bear (as the recovery sweep's).
+  @ValidateIf((environment: VideoEnvironment) => environment.VIDEO_STATUS_POLL_MS !== 0)
   @IsInt()
-  @Min(0)
+  @Min(100)
   @Max(600_000)
   VIDEO_STATUS_POLL_MS = 15_000;
 

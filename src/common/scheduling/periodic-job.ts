@@ -5,28 +5,29 @@ const SHUTDOWN_WAIT_MS = 5000;
 
 /**
  * Runs `work` at once and then `intervalMs` after each run ends (never two
- * runs at a time), until stop(). A failed run is logged and the next one
- * comes as usual.
+ * runs at a time), until stop(), which aborts the signal `work` is given so
+ * that a long run can end between two of its steps. A failed run is logged
+ * and the next one comes as usual.
  */
 export class PeriodicJob {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
-  private stopped = false;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly what: string,
     private readonly intervalMs: number,
-    private readonly work: () => Promise<unknown>,
+    private readonly work: (stopping: AbortSignal) => Promise<unknown>,
     private readonly logger: Logger,
   ) {}
 
   start(): void {
-    if (this.stopped) return;
-    this.running = this.work()
+    if (this.stopping.signal.aborted) return;
+    this.running = this.work(this.stopping.signal)
       .then(() => undefined)
       .catch((error: unknown) => this.logger.error({ err: error }, `${this.what} failed; retried at the next`))
       .finally(() => {
-        if (this.stopped) return;
+        if (this.stopping.signal.aborted) return;
         this.timer = setTimeout(() => this.start(), this.intervalMs);
         this.timer.unref();
       });
@@ -39,7 +40,7 @@ export class PeriodicJob {
    * half-done (each its own transaction).
    */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.stopping.abort();
     clearTimeout(this.timer);
     let waited: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => (waited = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
