@@ -369,7 +369,10 @@ function tableRows(catalog) {
   return TABLE_ORDER.filter((table) => rows[table].length > 0).map((table) => [table, rows[table]]);
 }
 
-/** One transaction, one prepared INSERT per table, values as TypeORM writes them on SQLite. */
+/**
+ * One transaction, one prepared INSERT per table, values as TypeORM writes them on SQLite. Columns the build's schema
+ * lacks are left out (an older build, with BENCH_BEFORE), as on PostgreSQL.
+ */
 function seedSqlite(path, catalog) {
   const db = new Database(path);
   try {
@@ -377,7 +380,8 @@ function seedSqlite(path, catalog) {
     const toSqlite = (value) => (value instanceof Date ? sqliteDate(value) : typeof value === 'boolean' ? (value ? 1 : 0) : value);
     db.transaction(() => {
       for (const [table, rows] of tableRows(catalog)) {
-        const columns = Object.keys(COLUMNS[table]);
+        const present = new Set(db.prepare('SELECT name FROM pragma_table_info(?)').all(table).map((column) => column.name));
+        const columns = Object.keys(COLUMNS[table]).filter((column) => present.has(column));
         const insert = db.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
         for (const row of rows) insert.run(columns.map((column) => toSqlite(row[column])));
       }
@@ -398,7 +402,8 @@ async function seedPostgres(databaseUrl, catalog) {
   try {
     await client.query('BEGIN');
     for (const [table, rows] of tableRows(catalog)) {
-      const columns = Object.entries(COLUMNS[table]);
+      const present = new Set((await client.query('SELECT column_name FROM information_schema.columns WHERE table_name = $1', [table])).rows.map((row) => row.column_name));
+      const columns = Object.entries(COLUMNS[table]).filter(([column]) => present.has(column));
       const sql =
         `INSERT INTO "${table}" (${columns.map(([c]) => `"${c}"`).join(', ')}) ` +
         `SELECT * FROM unnest(${columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
 import { FrontendClient, FrontendNode } from './support/frontend-client';
+import { holdCommits } from './support/commit-gate';
 import { TestApp, TestUser, unique } from './support/test-app';
 
 /** A random word of lowercase letters: search terms that only this run's nodes contain, even on a shared database. */
@@ -110,6 +111,28 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
       for (const alias of ['total_install;desc', 'downloads', 'last_updated;desc', 'github_stars', 'search_ranking;desc', 'publisher_name']) {
         expect((await frontend.listAllNodes({ node_id: mine, sort: alias })).status).toBe(200);
       }
+    });
+
+    const onPostgres = process.env.TEST_DATABASE_URL ? it : it.skip;
+    onPostgres('a rename while a node of the publisher is being created waits for it, and so reaches its copy of the name', async () => {
+      const publisher = unique('rename');
+      await t.http.post('/publishers').set(owner.auth).send({ id: publisher, name: 'Before' }).expect(201);
+      const nodeId = `${word}-renamed`;
+      const gate = await holdCommits(t.dataSource, 'nodes', `NEW."id" = '${nodeId}'`, 'INSERT');
+      let rename: Promise<unknown> | undefined;
+      let created: Promise<unknown> | undefined;
+      try {
+        created = t.http.post(`/publishers/${publisher}/nodes`).set(owner.auth).send({ id: nodeId, name: 'Renamed' }).expect(201).then();
+        await gate.reached();
+        // The node's row is written with the name it read, its commit held back: the rename comes now.
+        rename = t.http.put(`/publishers/${publisher}`).set(owner.auth).send({ name: 'After' }).expect(200).then();
+        await Promise.race([rename, new Promise((resolve) => setTimeout(resolve, 300))]);
+      } finally {
+        await gate.release();
+      }
+      await Promise.all([created, rename]);
+      const [{ copied }] = await t.dataSource.query(`SELECT "publisher_name" AS "copied" FROM "nodes" WHERE "id" = $1`, [nodeId]);
+      expect(copied).toBe('After');
     });
 
     it('filters by OS and accelerator family: the latest version decides, else the node', async () => {

@@ -1,7 +1,11 @@
 import { request as httpRequest, IncomingHttpHeaders } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { ArchiveStorage } from '../src/archives/archive-storage';
+import { ArchivesService } from '../src/archives/archives.service';
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { makeZip } from './support/zip';
 import { TestApp } from './support/test-app';
 
 interface RawReply {
@@ -115,5 +119,19 @@ describe('HTTP caching and compression of public reads (docs/api-rules.md §7)',
     const small = await send(port, `/nodes/${f.nodeId}/versions/1.0.0`, { 'Accept-Encoding': 'gzip, br' });
     expect(small.body.length).toBeLessThan(1024);
     expect(small.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('an archive download keeps the Vary that CORS set, adding Authorization, released or not', async () => {
+    const released = makeZip({ 'pack/__init__.py': '# released\n' });
+    const held = makeZip({ 'pack/__init__.py': '# held\n' });
+    const storage = t.app.get(ArchiveStorage);
+    const [releasedHash, heldHash] = [(await storage.save(Readable.from([released]), released.length)).sha256, (await storage.save(Readable.from([held]), held.length)).sha256];
+    t.app.get(ArchivesService).governDownloads({ accessTo: (sha256) => Promise.resolve(sha256 === releasedHash ? 'public' : 'none') });
+    for (const [hash, status] of [[releasedHash, 200], [heldHash, 404]] as const) {
+      const reply = await send(port, `/archives/${hash}.zip`, { Origin: 'https://a.example' });
+      expect(reply.status).toBe(status);
+      expect(reply.headers['access-control-allow-origin']).toBe('https://a.example');
+      expect(String(reply.headers.vary).split(/,\s*/)).toEqual(expect.arrayContaining(['Origin', 'Authorization']));
+    }
   });
 });

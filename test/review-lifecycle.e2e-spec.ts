@@ -301,7 +301,7 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       expect((await t.http.get(path).set(f.member.auth).expect(200)).headers['cache-control']).toBe('private, no-store');
     });
 
-    it('a released archive stays public when its version gets a newer one, until a newer one is flagged', async () => {
+    it('a released archive stays public when its version gets a newer one, even one its checks block, until an admin bans the version', async () => {
       const first = clean({ 'pack/README.md': `${unique('first')}\n` });
       const { f, version } = await reviewedUpload(first);
       const firstPath = archivePath(version);
@@ -312,10 +312,18 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       expect(second.status).toBe('NodeVersionStatusActive');
       await t.http.get(firstPath).expect(200);
       await t.http.get(archivePath(second)).expect(200);
-      // A third archive that its checks block flags the version: what it released is withdrawn too.
+      // A third archive that its checks block flags the version: the archives it released still serve existing installs.
       await uploadArchive(t, f, '1.0.0', clean({ 'pack/config.py': `KEY = "${AWS_KEY}"\n`, 'pack/README.md': `${unique('third')}\n` }));
       const third = await reviewed(t, f, '1.0.0');
       expect(third.status).toBe('NodeVersionStatusFlagged');
+      await t.http.get(archivePath(third)).expect(404);
+      for (const path of [firstPath, archivePath(second)]) await t.http.get(path).expect(200);
+      // An admin's ban of the version withdraws them.
+      await t.http
+        .put(`/admin/nodes/${f.nodeId}/versions/1.0.0`)
+        .set(admin.auth)
+        .send({ status: 'NodeVersionStatusBanned', status_reason: 'malware in an earlier archive' })
+        .expect(200);
       for (const path of [firstPath, archivePath(second), archivePath(third)]) await t.http.get(path).expect(404);
     });
 

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ServerResponse } from 'node:http';
 import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { addVary } from '../common/http/http-caching';
 import { HttpRequest } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { sendDownload } from './archive-download';
@@ -31,10 +32,10 @@ export class ArchivesController {
   @ApiOperation({
     summary: 'Download a node version’s archive',
     description:
-      'The zip stored under its sha256 (the `downloadUrl` of a node version). Served to anyone once a version was made ' +
-      'active with it, also after that version is deleted or given a newer archive, unless it is flagged or banned since ' +
-      '(or its node banned); otherwise (pending, blocked by its checks) only to an admin or a member of its publisher, ' +
-      'with `Cache-Control: private, no-store`, and 404 to anyone else. ' +
+      'The zip stored under its sha256 (the `downloadUrl` of a node version). Served to anyone while an active version ' +
+      'holds it, and once a version was made active with it also after that version is deleted or given a newer archive, ' +
+      'unless an admin bans the version (or its node is banned); otherwise (pending, blocked by its checks) only to an ' +
+      'admin or a member of its publisher, with `Cache-Control: private, no-store`, and 404 to anyone else. ' +
       'HEAD answers the same headers without ' +
       'the body. `If-None-Match` (weak comparison, lists and `*`) answers 304. A single `Range: bytes=a-b` answers 206 ' +
       'with `Content-Range` (honoured only when an `If-Range` names this ETag, if one is sent); several ranges get ' +
@@ -64,7 +65,7 @@ export class ArchivesController {
   ): Promise<void> {
     // Who asks decides (a member gets what the public does not), and a 404 may become a 200 within seconds (a
     // version's checks passing): no cache may keep the refusal, nor answer one caller with another's reply.
-    response.setHeader('Vary', 'Authorization');
+    addVary(response, 'Authorization');
     response.setHeader('Cache-Control', 'no-store');
     const { archive, representation } = await this.archives.downloadable(sha256, caller);
     sendDownload(archive, req, response, (range) => this.archives.read(archive.sha256, range), representation);

@@ -96,4 +96,14 @@ export class TransactionRunner {
   lockForUpdate(): Pick<FindOneOptions, 'lock'> {
     return this.isPostgres ? { lock: { mode: 'for_no_key_update' } } : {};
   }
+
+  /**
+   * For a query that reads a row (of `alias`) which its transaction's writes
+   * depend on but do not change: FOR SHARE OF it on PostgreSQL (no-op on
+   * SQLite), so a concurrent UPDATE of that row waits for the transaction,
+   * and one committed first is what the read sees.
+   */
+  lockForShare(alias: string): Pick<FindOneOptions, 'lock'> {
+    return this.isPostgres ? { lock: { mode: 'pessimistic_read', tables: [alias] } } : {};
+  }
 }

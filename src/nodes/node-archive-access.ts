@@ -3,22 +3,24 @@ import { ArchiveAccess, ArchiveAccessPolicy } from '../archives/archive-access';
 import { ArchivesService } from '../archives/archives.service';
 import { Principal } from '../auth/principal';
 import { PublishersService } from '../publishers/publishers.service';
-import { NodeVersionStatus } from './entities/node-version.entity';
+import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodesRepository } from './nodes.repository';
 import { VersionReviewsRepository } from './review/version-reviews.repository';
 
-/** A version in one of these withdraws the archives it released (its checks or an admin found it unfit). */
-const WITHDRAWN: readonly NodeVersionStatus[] = ['NodeVersionStatusFlagged', 'NodeVersionStatusBanned'];
+/** An admin's ban of a version withdraws the archives it released; a newer archive's findings do not (existing installs keep working). */
+const WITHDRAWN: NodeVersionStatus = 'NodeVersionStatusBanned';
+/** A version installable now: its archive passed (a database from before releases were recorded may hold no record of it). */
+const INSTALLABLE: NodeVersionStatus = 'NodeVersionStatusActive';
 
 /**
  * Who may download the archives node versions hold. An archive is public
- * once a version was made active with it (its checks passed, or an admin
- * approved it), and stays so when that version is deleted or given a newer
- * archive (existing installs keep working; docs/api-rules.md §10), unless
- * the version is flagged or banned since, or its node banned. Any other
- * archive (pending, or blocked by its checks: it may hold a leaked key)
- * goes to admins and to the members of a non-banned node's publisher that
- * holds it or released it, and to no one else.
+ * while an active version holds it, and once a version was made active with
+ * it (its checks passed, or an admin approved it) also after that version
+ * is deleted or given a newer archive (existing installs keep working;
+ * docs/api-rules.md §10), unless an admin bans the version, or its node is
+ * banned. Any other archive (pending, or blocked by its checks: it may hold
+ * a leaked key) goes to admins and to the members of a non-banned node's
+ * publisher whose version holds or released it, and to no one else.
  */
 @Injectable()
 export class NodeArchiveAccess implements ArchiveAccessPolicy, OnModuleInit {
@@ -37,7 +39,9 @@ export class NodeArchiveAccess implements ArchiveAccessPolicy, OnModuleInit {
     const released = new Set(await this.history.versionsThatReleased(sha256));
     const { versions, nodes } = await this.nodes.archiveHolders(sha256, [...released]);
     const unbanned = new Map(nodes.filter((node) => node.status !== 'NodeStatusBanned').map((node) => [node.id, node]));
-    if (versions.some((version) => released.has(version.id) && !WITHDRAWN.includes(version.status) && unbanned.has(version.nodeId))) return 'public';
+    const releases = (version: NodeVersionEntity) =>
+      released.has(version.id) ? version.status !== WITHDRAWN : version.status === INSTALLABLE && version.archiveSha256 === sha256;
+    if (versions.some((version) => unbanned.has(version.nodeId) && releases(version))) return 'public';
     if (caller === undefined || versions.length === 0) return 'none';
     if (caller.isAdmin) return 'caller';
     for (const publisherId of new Set([...unbanned.values()].map((node) => node.publisherId))) {

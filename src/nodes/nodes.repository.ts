@@ -184,7 +184,7 @@ export class NodesRepository {
   async archiveHolders(sha256: string, versionIds: string[]): Promise<{ versions: NodeVersionEntity[]; nodes: NodeEntity[] }> {
     const versions = await this.dataSource.manager.find(NodeVersionEntity, {
       where: [{ archiveSha256: sha256 }, ...(versionIds.length > 0 ? [{ id: In(versionIds) }] : [])],
-      select: { id: true, nodeId: true, status: true },
+      select: { id: true, nodeId: true, status: true, archiveSha256: true },
     });
     const nodeIds = [...new Set(versions.map((version) => version.nodeId))];
     const nodes = nodeIds.length === 0 ? [] : await this.dataSource.manager.find(NodeEntity, { where: { id: In(nodeIds) }, select: { id: true, status: true, publisherId: true } });
@@ -266,14 +266,14 @@ export class NodesRepository {
   /**
    * A version's changes, with its own change time (`updated_at`, which a
    * sync with `timestamp` reads, docs/api-rules.md §6), if the version's status and
-   * its node's are still those the caller read and checked: one statement
+   * its node's, and its archive, are still those the caller read and checked: one statement
    * that writes only the version's row. The version as written, or null when
    * either status changed in between (nothing written).
    */
   async updateVersionIfStatus(
     manager: EntityManager,
     node: Pick<NodeEntity, 'id' | 'status'>,
-    version: Pick<NodeVersionEntity, 'id' | 'status'>,
+    version: Pick<NodeVersionEntity, 'id' | 'status' | 'archiveSha256'>,
     changes: Partial<NodeVersionEntity>,
     changedAt: Date,
   ): Promise<NodeVersionEntity | null> {
@@ -282,6 +282,8 @@ export class NodesRepository {
       .update(NodeVersionEntity)
       .set({ ...changes, updatedAt: changedAt })
       .where('id = :id AND status = :status', { id: version.id, status: version.status })
+      // The archive too: a decision checked against one archive (or none) must not apply to another attached meanwhile.
+      .andWhere(version.archiveSha256 === null ? 'archive_sha256 IS NULL' : 'archive_sha256 = :sha256', { sha256: version.archiveSha256 })
       .andWhere('EXISTS (SELECT 1 FROM nodes WHERE nodes.id = :nodeId AND nodes.status = :nodeStatus)', { nodeId: node.id, nodeStatus: node.status })
       .execute();
     return affected === 1 ? manager.findOneBy(NodeVersionEntity, { id: version.id }) : null;

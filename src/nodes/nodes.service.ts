@@ -290,7 +290,7 @@ export class NodesService implements OnModuleInit {
 
   async create(caller: Principal, publisherId: string, input: CreateNodeDto, origin: string): Promise<NodeDto> {
     await this.tx.run(async (manager) => {
-      const publisher = await this.publishers.requireNodeManager(caller, publisherId, manager);
+      const publisher = await this.publishers.requireNodeCreator(caller, publisherId, manager);
       if (await this.nodes.findNode(input.id.toLowerCase(), manager)) {
         throw new ConflictException(`node id '${input.id}' is already taken`);
       }
@@ -315,7 +315,7 @@ export class NodesService implements OnModuleInit {
     assertBodyIdMatches(nodeId, input);
     const existing = await this.nodes.findNode(nodeId.toLowerCase(), manager);
     if (!existing) {
-      const publisher = await this.publishers.requireNodeManager(caller, publisherId, manager);
+      const publisher = await this.publishers.requireNodeCreator(caller, publisherId, manager);
       // The id comes from the path here, not from a validated body: the same rule as POST /publishers/{p}/nodes.
       if (nodeId.length > 100 || !NODE_ID_PATTERN.test(nodeId)) {
         throw new BadRequestException(`node id '${nodeId}' must be 1-100 letters, digits, '.', '_' or '-', starting and ending with a letter or digit`);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, FindOneOptions, In } from 'typeorm';
 import { PublisherMemberEntity, PublisherRole } from './entities/publisher-member.entity';
 import { PublisherEntity } from './entities/publisher.entity';
 
@@ -26,16 +26,18 @@ export class PublishersRepository {
     publisherId: string,
     userId: string,
     manager: EntityManager = this.dataSource.manager,
+    { lock }: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<{ publisher: PublisherEntity; role: PublisherRole | null } | null> {
-    const {
-      entities: [publisher],
-      raw: [row],
-    } = await manager
+    const query = manager
       .createQueryBuilder(PublisherEntity, 'publisher')
       .leftJoin(PublisherMemberEntity, 'member', 'member.publisherId = publisher.id AND member.userId = :userId', { userId })
       .addSelect('member.role', 'role')
-      .where({ id: publisherId })
-      .getRawAndEntities<{ role: PublisherRole | null }>();
+      .where({ id: publisherId });
+    if (lock && lock.mode !== 'optimistic') query.setLock(lock.mode, undefined, lock.tables);
+    const {
+      entities: [publisher],
+      raw: [row],
+    } = await query.getRawAndEntities<{ role: PublisherRole | null }>();
     return publisher ? { publisher, role: row.role } : null;
   }
 

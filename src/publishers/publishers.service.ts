@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EntityManager } from 'typeorm';
+import { EntityManager, FindOneOptions } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { UsersService } from '../users/users.service';
@@ -171,13 +171,24 @@ export class PublishersService {
     return this.requireRole(caller, publisherId, 'member', manager);
   }
 
+  /**
+   * requireNodeManager for a new node, inside its transaction: the publisher
+   * is read under a share lock, so a ban or a rename of it either commits
+   * before (and the node starts with what it set) or waits for the node's
+   * commit (and then includes it).
+   */
+  requireNodeCreator(caller: Principal, publisherId: string, manager: EntityManager): Promise<PublisherEntity> {
+    return this.requireRole(caller, publisherId, 'member', manager, this.tx.lockForShare('publisher'));
+  }
+
   private async requireRole(
     caller: Principal,
     publisherId: string,
     role: PublisherRole,
     manager?: EntityManager,
+    lock: Pick<FindOneOptions, 'lock'> = {},
   ): Promise<PublisherEntity> {
-    const found = await this.publishers.findWithRole(publisherId, caller.id, manager);
+    const found = await this.publishers.findWithRole(publisherId, caller.id, manager, lock);
     if (!found) {
       throw publisherNotFound(publisherId);
     }

@@ -124,7 +124,7 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
 }
 
 /** Adds to Vary rather than replacing it (CORS has put `Origin` there when it names origins). */
-function addVary(response: ServerResponse, field: string): void {
+export function addVary(response: ServerResponse, field: string): void {
   const current = response.getHeader('Vary');
   const fields = current === undefined ? [] : String(current).split(',').map((name) => name.trim());
   if (!fields.some((name) => name.toLowerCase() === field.toLowerCase())) {

@@ -12,10 +12,14 @@ export class NodePublisherNames1766200000000 implements MigrationInterface {
   name = 'NodePublisherNames1766200000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await runStatements(queryRunner, [
+    const statements = [
+      // SQLite adds a NOT NULL column only with a default; the rows then get their names at once.
       `ALTER TABLE "nodes" ADD COLUMN "publisher_name" varchar(256) NOT NULL DEFAULT ''`,
       `UPDATE "nodes" SET "publisher_name" = (SELECT "name" FROM "publishers" WHERE "publishers"."id" = "nodes"."publisher_id")`,
-    ]);
+    ];
+    // PostgreSQL can drop the default, so that an insert leaving the name out fails rather than sort first.
+    if (queryRunner.connection.driver.options.type === 'postgres') statements.push(`ALTER TABLE "nodes" ALTER COLUMN "publisher_name" DROP DEFAULT`);
+    await runStatements(queryRunner, statements);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
