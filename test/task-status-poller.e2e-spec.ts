@@ -1,5 +1,6 @@
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { VideoTasksRepository } from '../src/video-proxy/video-tasks.repository';
+import { VideoTasksService } from '../src/video-proxy/video-tasks.service';
 import { CallbackReceiver } from './support/callback-receiver';
 import { FakeUpstream } from './support/fake-upstream';
 import { sleep } from './support/archive-uploads';
@@ -65,5 +66,28 @@ describe('Background task status checks', () => {
     const claims = await Promise.all([tasks.claimCheck(read, next), tasks.claimCheck(read, next), tasks.claimCheck(read, next)]);
     expect(claims.filter(Boolean)).toHaveLength(1);
     expect((await rows.findOneByOrFail({ taskId })).nextCheckAt).toEqual(next);
+  });
+});
+
+describe('Background task status checks, stopping', () => {
+  let upstream: FakeUpstream;
+  let t: TestApp;
+  // Off: this suite runs the checks itself.
+  videoAppForSuite({ VIDEO_STATUS_POLL_MS: '0' }, (video) => ({ upstream, testApp: t } = video));
+
+  it('a shutdown ends a check at the task in hand, abandoning its upstream call', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createVideoTask(t, user);
+    const rows = t.dataSource.getRepository(VideoTaskEntity);
+    expect((await rows.findOneByOrFail({ taskId })).nextCheckAt).toBeNull();
+    await rows.update({ taskId }, { nextCheckAt: new Date(Date.now() - 1000) });
+    upstream.statusDelayMs = 10_000;
+    const stopping = new AbortController();
+    const started = Date.now();
+    const check = t.app.get(VideoTasksService).checkDueTasks(1000, stopping.signal);
+    await sleep(300);
+    stopping.abort();
+    expect(await check).toBeGreaterThanOrEqual(1);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });

@@ -163,7 +163,7 @@ export class VideoTasksService {
       if (!(await this.tasks.claimCheck(task, nextStatusCheck(task.createdAt, now, minIntervalMs)))) continue;
       asked++;
       try {
-        await this.applyUpstreamStatus(await this.upstream.queryTask(task.taskId));
+        await this.applyUpstreamStatus(await this.upstream.queryTask(task.taskId, stopping));
       } catch (error) {
         this.logger.warn({ taskId: task.taskId, err: error }, 'could not check the task with the upstream; checked again later');
       }

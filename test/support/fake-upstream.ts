@@ -85,6 +85,9 @@ export class FakeUpstream {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
+  /** How long `GET /ent/v2/tasks/{id}/creations` waits before answering (a slow upstream). */
+  statusDelayMs = 0;
+
   /** The next requests get these responses, in order; then the default again. */
   respondNext(...responses: ScriptedResponse[]): void {
     this.script.push(...responses);
@@ -98,6 +101,7 @@ export class FakeUpstream {
 
   reset(): void {
     this.requests.length = 0;
+    this.statusDelayMs = 0;
     this.taskStatus.clear();
     this.files.clear();
     this.script.length = 0;
@@ -118,6 +122,7 @@ export class FakeUpstream {
     this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
     const query = /^\/ent\/v2\/tasks\/([^/]+)\/creations$/.exec(req.url ?? '');
     if (req.method === 'GET' && query) {
+      if (this.statusDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.statusDelayMs));
       const status = this.taskStatus.get(decodeURIComponent(query[1]));
       res.writeHead(status ? 200 : 404, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(status ? { id: decodeURIComponent(query[1]), ...status } : { code: 'NotFound', message: 'no such task' }));

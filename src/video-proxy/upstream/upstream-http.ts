@@ -44,12 +44,13 @@ export function upstreamHttpOptions(): HttpModuleOptions {
 }
 
 /** The options of every call to the upstream (also used by the benchmark's forwarder, bench/calibration-server.js). */
-export function upstreamRequestOptions(apiKey: string, timeoutMs: number): AxiosRequestConfig {
+export function upstreamRequestOptions(apiKey: string, timeoutMs: number, stopping?: AbortSignal): AxiosRequestConfig {
+  // Bounds the whole exchange, so silence too: axios' own `timeout` (more timers per call) could
+  // never fire first. `stopping` ends it sooner (a shutdown).
+  const deadline = AbortSignal.timeout(timeoutMs);
   return {
     headers: { Authorization: `Token ${apiKey}`, 'Content-Type': 'application/json' },
-    // Bounds the whole exchange, so silence too: axios' own `timeout` (more timers per call) could
-    // never fire first.
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: stopping ? AbortSignal.any([deadline, stopping]) : deadline,
     // Bodies may carry a 1 MiB payload plus seven images; statuses are mapped here, not thrown by axios.
     maxBodyLength: Infinity,
     maxContentLength: MAX_REPLY_BYTES,

@@ -35,10 +35,10 @@ export class VideoUpstreamClient {
     return reply;
   }
 
-  /** The task's current state from the upstream (`GET /ent/v2/tasks/{id}/creations`). */
-  async queryTask(taskId: string): Promise<UpstreamTaskStatus> {
+  /** The task's current state from the upstream (`GET /ent/v2/tasks/{id}/creations`); `stopping` abandons the call. */
+  async queryTask(taskId: string, stopping?: AbortSignal): Promise<UpstreamTaskStatus> {
     const response = await this.send(() =>
-      this.http.axiosRef.get<unknown>(`${this.target.url}/ent/v2/tasks/${encodeURIComponent(taskId)}/creations`, this.requestOptions()),
+      this.http.axiosRef.get<unknown>(`${this.target.url}/ent/v2/tasks/${encodeURIComponent(taskId)}/creations`, this.requestOptions(stopping)),
     );
     if (response.status < 200 || response.status >= 300) {
       throw upstreamFailure(response.status, response.data, response.headers, this.target.apiKey);
@@ -63,8 +63,8 @@ export class VideoUpstreamClient {
     }
   }
 
-  private requestOptions() {
-    return upstreamRequestOptions(this.target.apiKey, this.config.VIDEO_UPSTREAM_TIMEOUT_MS);
+  private requestOptions(stopping?: AbortSignal) {
+    return upstreamRequestOptions(this.target.apiKey, this.config.VIDEO_UPSTREAM_TIMEOUT_MS, stopping);
   }
 
   /**
