@@ -519,5 +519,13 @@ describe('Nodes', () => {
     it.each(['limit=1001', 'limit=0', 'page=0', 'limit=abc', 'page=1.5'])('rejects %s with 400', async (query) => {
       await t.http.get(`/nodes?${query}`).expect(400);
     });
+
+    it('answers a page far beyond the last with an empty page, up to page 2147483647; beyond that, says the limit', async () => {
+      const far = await t.http.get('/nodes?page=2147483647&limit=1000').expect(200);
+      expect(far.body).toMatchObject({ nodes: [], page: 2147483647, limit: 1000 });
+      expect((await t.http.get('/proxy/video/tasks?page=2147483647').set(outsider.auth).expect(200)).body.tasks).toEqual([]);
+      const beyond = await t.http.get('/nodes?page=2147483648').expect(400);
+      expect(beyond.body.message).toBe('page must not be greater than 2147483647');
+    });
   });
 });

@@ -408,6 +408,26 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       expect((await t.http.get(`/nodes?node_id=${f.nodeId}`).expect(200)).body.nodes).toEqual([]);
     });
 
+    it('a ban lifted by an admin leaves no reason behind: a new status without a reason clears the old one', async () => {
+      const f = await createPublisherWithNode(t);
+      await addVersions(t, f, '1.0.0');
+      const versionPath = `/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`;
+      await t.http.put(versionPath).set(admin.auth).send({ status: 'NodeVersionStatusBanned', status_reason: 'malware' }).expect(200);
+      const lifted = await t.http.put(versionPath).set(admin.auth).send({ status: 'NodeVersionStatusActive' }).expect(200);
+      expect(lifted.body).toMatchObject({ status: 'NodeVersionStatusActive' });
+      expect(lifted.body).not.toHaveProperty('status_reason');
+      expect((await reviewOf(f, '1.0.0', admin)).history.at(-1)).toEqual({ status: 'NodeVersionStatusActive', at: expect.any(String), by: admin.id });
+      // A reason sent with the status is kept.
+      const flagged = await t.http.put(versionPath).set(admin.auth).send({ status: 'NodeVersionStatusFlagged', status_reason: 'looking again' }).expect(200);
+      expect(flagged.body.status_reason).toBe('looking again');
+
+      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(204);
+      const node = await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).send({ status: 'NodeStatusActive' }).expect(200);
+      expect(node.body.status).toBe('NodeStatusActive');
+      expect(node.body).not.toHaveProperty('status_detail');
+      expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body).not.toHaveProperty('status_detail');
+    });
+
     it('a banned publisher: all its nodes banned, its members refused on its routes', async () => {
       const f = await createPublisherWithNode(t);
       await t.http.post(`/publishers/${f.publisherId}/ban`).set(f.owner.auth).expect(403);

@@ -580,6 +580,8 @@ export class NodesService implements OnModuleInit {
         throw new ForbiddenException(`only admins may set '${adminField}'`);
       }
       if (changes.status !== undefined && changes.status !== read.status) {
+        // A reason explains the status it came with: a new status without one clears the old (a lifted ban's, say).
+        if (input.status_reason === undefined) changes.statusReason = null;
         assertDecisionAllowed(read, changes.status, changes.statusReason ?? null, await this.history.findReview(read.id));
       }
       // A PUT that sets nothing changes nothing, not even the version's change time.
@@ -762,6 +764,8 @@ export class NodesService implements OnModuleInit {
         Object.assign(changes, { [column]: patchValue(field, value, node[column]) });
       }
     }
+    // A detail explains the status it came with: a new status without one clears the old (a lifted ban's, say).
+    if (changes.status !== undefined && changes.status !== node.status && changes.statusDetail === undefined) changes.statusDetail = null;
     Object.assign(node, changes);
     return changes;
   }

@@ -4,7 +4,10 @@ import { ApiInteger } from '../openapi/api-integer.decorator';
 
 /** Query strings are text: only a plain decimal integer becomes a number; anything else fails `@IsInt`. */
 export const toQueryInteger = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : value;
+  typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+
+/** The highest page asked for that is answered (an empty page beyond the last); higher is 400, so offsets stay exact. */
+export const MAX_PAGE = 2_147_483_647;
 
 /** Query strings are text: `true` and `false` become booleans; anything else fails `@IsBoolean`. */
 export const toQueryBoolean = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
@@ -16,10 +19,11 @@ export const MAX_PAGE_SIZE = 100;
 
 export class PageQueryDto {
   /** 1-based page number. */
-  @ApiInteger()
+  @ApiInteger({ maximum: MAX_PAGE })
   @Transform(toQueryInteger)
   @IsInt()
   @Min(1)
+  @Max(MAX_PAGE)
   page: number = 1;
 
   /** Items per page, at most 100. */

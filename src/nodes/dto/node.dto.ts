@@ -21,7 +21,7 @@ import {
 import { applyDecorators } from '@nestjs/common';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { AdminOnly } from '../../common/validation/admin-only';
-import { toQueryBoolean, toQueryInteger, toQueryList } from '../../common/pagination/page-query.dto';
+import { MAX_PAGE, toQueryBoolean, toQueryInteger, toQueryList } from '../../common/pagination/page-query.dto';
 import { IsHttpUrl, IsObjectOfObjectsPatch, NotNullable, Nullable } from '../../common/validation/validators';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
 import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
@@ -308,10 +308,11 @@ export const MAX_NODE_ID_FILTER = 100;
  */
 export class CatalogQueryDto {
   /** 1-based page number. */
-  @ApiInteger()
+  @ApiInteger({ maximum: MAX_PAGE })
   @Transform(toQueryInteger)
   @IsInt()
   @Min(1)
+  @Max(MAX_PAGE)
   page: number = 1;
 
   /** Items per page, at most 1000 (older package-manager clients fetch the whole catalog in one page of 1000). */
