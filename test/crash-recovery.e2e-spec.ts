@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { In } from 'typeorm';
 import { CreditsService } from '../src/users/credits.service';
 import { CreditReservationEntity } from '../src/users/entities/credit-reservation.entity';
 import { IdempotencyKeyEntity } from '../src/video-proxy/entities/idempotency-key.entity';
@@ -91,17 +92,20 @@ describe('Crash recovery of interrupted creates', () => {
       const user = await t.createUser({ credits: 100 });
       const manager = t.dataSource.manager;
       const old = new Date(Date.now() - 60_000);
-      const interrupted = await t.app.get(CreditsService).reserve(user.id, 30, 'race-key');
+      await t.app.get(CreditsService).reserve(user.id, 30, 'race-key');
       const live = await t.app.get(CreditsService).reserve(user.id, 5, 'live-key');
-      await manager.update(CreditReservationEntity, { id: interrupted.id }, { createdAt: old });
+      // A free create (a model priced 0) takes no credit, but its key is freed all the same.
+      await t.app.get(CreditsService).reserve(user.id, 0, 'free-key');
+      await manager.update(CreditReservationEntity, { userId: user.id, idempotencyKey: In(['race-key', 'free-key']) }, { createdAt: old });
       await manager.insert(IdempotencyKeyEntity, [
         { id: 'k1', userId: user.id, key: 'race-key', requestHash: 'x', state: 'in_flight', reply: null, createdAt: old },
         { id: 'k2', userId: user.id, key: 'live-key', requestHash: 'y', state: 'in_flight', reply: null, createdAt: new Date() },
+        { id: 'k3', userId: user.id, key: 'free-key', requestHash: 'z', state: 'in_flight', reply: null, createdAt: old },
       ]);
 
       const recovery = t.app.get(ReservationRecovery);
       const released = await Promise.all([1, 2, 3, 4, 5].map(() => recovery.sweep()));
-      expect(released.reduce((sum, n) => sum + n, 0)).toBe(1);
+      expect(released.reduce((sum, n) => sum + n, 0)).toBe(2);
 
       const ledger = (await t.http.get('/users/me/ledger').set(user.auth).expect(200)).body.entries as { kind: string; amount: number; balance_after: number }[];
       expect(ledger.filter((entry) => entry.kind === 'release')).toEqual([expect.objectContaining({ amount: 30 })]);

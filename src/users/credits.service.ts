@@ -62,13 +62,15 @@ export class CreditsService {
    * the credits back if this process dies before settling or releasing it.
    */
   async reserve(userId: string, amount: number, idempotencyKey: string | null = null): Promise<Reservation> {
-    if (amount === 0) return { id: null, userId, amount };
+    // A free create takes nothing and records nothing; with an Idempotency-Key it still opens a row (of 0), through
+    // which the sweep frees the key if this process dies (docs/api-rules.md §8).
+    if (amount === 0 && idempotencyKey === null) return { id: null, userId, amount };
     const reservation = { id: randomUUID(), userId, amount, idempotencyKey, createdAt: new Date() };
     const balance = await this.tx.run(async (manager) => {
-      const after = await this.users.takeCreditsIfAvailable(manager, userId, amount);
+      const after = amount === 0 ? 0 : await this.users.takeCreditsIfAvailable(manager, userId, amount);
       if (after !== null) {
         await this.users.insertReservation(manager, reservation);
-        await this.record(manager, userId, 'reserve', -amount, null, after);
+        if (amount > 0) await this.record(manager, userId, 'reserve', -amount, null, after);
       }
       return after;
     });
