@@ -181,10 +181,14 @@ describe('Video task lifecycle', () => {
 
     it('refunds a task the upstream reports as failed in its create reply', async () => {
       const user = await t.createUser({ credits: 100 });
-      upstream.respondNext({ body: { task_id: `born-failed-${randomUUID()}`, state: 'failed', credits: 10 } });
+      const taskId = `born-failed-${randomUUID()}`;
+      upstream.respondNext({ body: { task_id: taskId, state: 'failed', err_code: 'ModerationFailed', credits: 10 } });
       const res = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200);
-      expect(res.body.state).toBe('failed');
+      expect(res.body).toMatchObject({ state: 'failed', err_code: 'ModerationFailed' });
       expect(await balanceOf(user)).toBe(100);
+      // Why it failed is kept, as a failure reported later would be.
+      const task = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+      expect(task.body).toMatchObject({ state: 'failed', err_code: 'ModerationFailed' });
     });
 
     it('applies a failure the upstream reported before the create was stored, once it is: refunded, and the client told', async () => {

@@ -153,7 +153,7 @@ export class VideoProxyService {
           request: { ...request },
           reply: { ...reply, credits: settled },
           callbackUrl: request.callback_url ?? null,
-          errCode: null,
+          errCode: reply.err_code ?? null,
           creations: null,
           refundedAt: failedAlready ? now : null,
           idempotencyKeyId: claimId,

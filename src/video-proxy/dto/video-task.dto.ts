@@ -15,6 +15,8 @@ export class VideoTaskReplyDto {
   /** Credits charged for the task. */
   @ApiInteger({ format: 'int32' })
   credits!: number;
+  /** The upstream's error code, once the task failed (its credits are refunded). */
+  err_code?: string;
 
   aspect_ratio?: string;
   /** Whether background music was added. */
@@ -64,8 +66,6 @@ export class VideoCreationDto {
 export class VideoTaskDto extends VideoTaskReplyDto {
   /** The generated videos, once the task succeeded. */
   creations?: VideoCreationDto[];
-  /** The upstream's error code, once the task failed (its credits are refunded). */
-  err_code?: string;
   /** When the task last changed. */
   updated_at!: string;
 }

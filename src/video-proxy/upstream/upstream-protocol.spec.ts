@@ -19,6 +19,9 @@ describe('upstream protocol', () => {
       model: 'videoq2-pro',
       seed: 7,
     });
+    // err_code only on a failed task, cleaned as a status's is.
+    expect(parseTaskReply({ task_id: 't2', state: 'failed', credits: 0, err_code: 'Moder\u0000ation' })).toEqual({ task_id: 't2', state: 'failed', credits: 0, err_code: 'Moderation' });
+    expect(parseTaskReply({ task_id: 't3', state: 'created', credits: 0, err_code: 'X' })).toEqual({ task_id: 't3', state: 'created', credits: 0 });
     for (const bad of [null, 'text', [], { task_id: 't', state: 'done', credits: 1 }, { task_id: '', state: 'created', credits: 1 }, { task_id: 't', state: 'created' }]) {
       expect(parseTaskReply(bad)).toBeUndefined();
     }

@@ -22,7 +22,7 @@ const isOneOf = (values: readonly string[]) => (value: unknown) => typeof value 
  * upstream returned them when they have the documented type (a mistyped echo
  * is dropped rather than passed on in breach of the schema).
  */
-const ECHO_FIELDS: Record<keyof Omit<VideoTaskReplyDto, 'task_id' | 'state' | 'credits'>, (value: unknown) => boolean> = {
+const ECHO_FIELDS: Record<keyof Omit<VideoTaskReplyDto, 'task_id' | 'state' | 'credits' | 'err_code'>, (value: unknown) => boolean> = {
   aspect_ratio: isShortString(32),
   bgm: isBoolean,
   created_at: isShortString(64),
@@ -68,6 +68,9 @@ export function parseTaskReply(body: unknown): VideoTaskReplyDto | undefined {
     return undefined;
   }
   const reply: VideoTaskReplyDto = { task_id: taskId, state: body.state, credits };
+  // A task the upstream creates already failed says why here, as its status would.
+  const errCode = body.state === 'failed' ? errCodeOf(body.err_code) : null;
+  if (errCode) reply.err_code = errCode;
   for (const [field, hasDocumentedType] of Object.entries(ECHO_FIELDS)) {
     if (hasDocumentedType(body[field])) {
       Object.assign(reply, { [field]: body[field] });
@@ -102,10 +105,14 @@ export function parseTaskStatus(body: unknown): UpstreamTaskStatus | undefined {
   if (!isTaskId(taskId) || !isVideoTaskState(body.state) || creations === undefined) {
     return undefined;
   }
+  return { taskId, state: body.state, errCode: errCodeOf(body.err_code), creations };
+}
+
+/** An upstream `err_code` as the `err_code` column holds it; null when absent or empty. */
+function errCodeOf(value: unknown): string | null {
   // eslint-disable-next-line no-control-regex -- control characters (NUL included) cannot be stored by PostgreSQL
-  const cleanErrCode = typeof body.err_code === 'string' ? body.err_code.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 128) : '';
-  const errCode = cleanErrCode || null;
-  return { taskId, state: body.state, errCode, creations };
+  const clean = typeof value === 'string' ? value.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 128) : '';
+  return clean || null;
 }
 
 function upstreamMessage(body: unknown, apiKey: string): string {
