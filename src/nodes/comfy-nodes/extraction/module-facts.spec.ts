@@ -67,6 +67,28 @@ continued''',
     expect((await facts(source)).classes).toStrictEqual([['Node', { category: 'kept' }]]);
   });
 
+  it('maps a class imported under an alias to its own name, also when imported in a try block', async () => {
+    const source = [
+      'from .impl import Thing as T, Other',
+      'try:',
+      '    from .more import Spare as S',
+      'except ImportError:',
+      '    pass',
+      'NODE_CLASS_MAPPINGS = {"WithAlias": T, "Plain": Other, "Tried": S, "Dotted": impl.T}',
+      // A name used before an import binds it names no class of that import.
+      'NODE_CLASS_MAPPINGS["Early"] = L',
+      'from .late import Late as L',
+    ].join('\n');
+    expect((await facts(source)).classMappings).toStrictEqual([
+      ['WithAlias', 'Thing'],
+      ['Plain', 'Other'],
+      ['Tried', 'Spare'],
+      // impl.T is the attribute T of impl, not the alias.
+      ['Dotted', 'T'],
+      ['Early', 'L'],
+    ]);
+  });
+
   it('reads the statements free of errors in a module with a syntax error, and gives its line', async () => {
     const source = 'class Before:\n    CATEGORY = "b"\n\nx = (1,\n\nclass After:\n    CATEGORY = "a"\n';
     expect(await facts(source)).toMatchObject({ syntaxErrorLine: 4, classes: [['Before', { category: 'b' }], ['After', { category: 'a' }]] });

@@ -14,7 +14,10 @@ export type MappingName = 'NODE_CLASS_MAPPINGS' | 'NODE_DISPLAY_NAME_MAPPINGS';
  * functions would do if called.
  */
 export interface ModuleFacts {
-  /** NODE_CLASS_MAPPINGS's literal keys, each with the class its value names (`Foo` or `module.Foo`), if it names one. */
+  /**
+   * NODE_CLASS_MAPPINGS's literal keys, each with the class its value names (`Foo` or `module.Foo`), if it names
+   * one; a name imported under an alias (`from .x import Foo as F`) is the class's own name.
+   */
   classMappings: [key: string, className: string | undefined][];
   /** NODE_DISPLAY_NAME_MAPPINGS's literal keys whose values are literal strings. */
   displayNames: [key: string, displayName: string][];
@@ -119,20 +122,20 @@ function mappingEntries(expression: Node, skipped: Node[]): { mapping: MappingNa
   return { mapping: item, entries: key === undefined ? [] : [[key, right]] };
 }
 
-/** `Foo` and `module.Foo` name the class Foo. */
-function className(value: Node): string | undefined {
-  if (value.type === 'identifier') return value.text;
+/** `Foo` and `module.Foo` name the class Foo; so does `F` after `from m import Foo as F`. */
+function className(value: Node, aliases: Map<string, string>): string | undefined {
+  if (value.type === 'identifier') return aliases.get(value.text) ?? value.text;
   return value.type === 'attribute' ? value.childForFieldName('attribute')?.text : undefined;
 }
 
-function readExpression(expression: Node, facts: ModuleFacts): void {
+function readExpression(expression: Node, facts: ModuleFacts, aliases: Map<string, string>): void {
   const skipped: Node[] = [];
   const found = mappingEntries(expression, skipped);
   if (found === undefined) return;
   const { mapping, entries } = found;
   for (const [key, value] of entries) {
     if (mapping === 'NODE_CLASS_MAPPINGS') {
-      facts.classMappings.push([key, className(value)]);
+      facts.classMappings.push([key, className(value, aliases)]);
       continue;
     }
     const displayName = stringLiteral(value);
@@ -148,21 +151,32 @@ function readClass(definition: Node, facts: ModuleFacts): void {
   if (name !== null && body !== null) facts.classes.push([name.text, classAttributes(body)]);
 }
 
-function readStatement(statement: Node, facts: ModuleFacts): void {
+/** `from m import Foo as F`: F names Foo in the statements that follow (Python binds a name before its use). */
+function readImportAliases(statement: Node, aliases: Map<string, string>): void {
+  for (const imported of statement.childrenForFieldName('name')) {
+    if (imported.type !== 'aliased_import') continue;
+    const [name, alias] = [imported.childForFieldName('name')?.lastNamedChild, imported.childForFieldName('alias')];
+    if (name && alias) aliases.set(alias.text, name.text);
+  }
+}
+
+function readStatement(statement: Node, facts: ModuleFacts, aliases: Map<string, string>): void {
   if (statement.type === 'expression_statement') {
     const expression = statement.firstNamedChild;
-    if (expression !== null) readExpression(expression, facts);
+    if (expression !== null) readExpression(expression, facts, aliases);
   } else if (statement.type === 'class_definition') {
     readClass(statement, facts);
   } else if (statement.type === 'decorated_definition') {
     const definition = statement.childForFieldName('definition');
     if (definition?.type === 'class_definition') readClass(definition, facts);
+  } else if (statement.type === 'import_from_statement') {
+    readImportAliases(statement, aliases);
   } else if (statement.type !== 'function_definition') {
     // if/try/with/for/while/match run their blocks on import: read those (elif, else, except,
     // finally and case clauses hold theirs), not their conditions.
     for (const part of statement.namedChildren) {
-      if (part.type === 'block') part.namedChildren.forEach((child) => readStatement(child, facts));
-      else if (part.type.endsWith('_clause')) readStatement(part, facts);
+      if (part.type === 'block') part.namedChildren.forEach((child) => readStatement(child, facts, aliases));
+      else if (part.type.endsWith('_clause')) readStatement(part, facts, aliases);
     }
   }
 }
@@ -183,7 +197,8 @@ function moduleFacts(root: Node): ModuleFacts {
   // Python would import nothing of a module with a syntax error, but tree-sitter's grammar may lag
   // the language, and the pack's other modules still load: keep what its well-formed statements say.
   if (root.hasError) facts.syntaxErrorLine = firstErrorLine(root);
-  for (const statement of root.namedChildren) if (!statement.hasError) readStatement(statement, facts);
+  const aliases = new Map<string, string>();
+  for (const statement of root.namedChildren) if (!statement.hasError) readStatement(statement, facts, aliases);
   return facts;
 }
 
