@@ -57,6 +57,9 @@ describe('assertReadableZip', () => {
     expect(await reason('an EOCD record whose central-directory offset is wrong')).toMatch(/invalid central directory file header signature/);
     expect(await reason('a local header whose file-name length is 65535')).toMatch(/file data overflows file bounds/);
     expect(await reason('a central-directory entry whose local-header offset points at garbage')).toMatch(/invalid local file header signature/);
+    expect(await reason('a local header whose file-name length is 3 more than the central directory’s')).toMatch(/local header names it differently/);
+    expect(await reason('a local header naming the entry differently')).toMatch(/local header names it differently/);
+    expect(await reason('a local header giving another compression method')).toMatch(/another compression method/);
   });
 
   it('a file it cannot open or read is the server’s fault, not the upload’s: its error, not NotAZipError', async () => {

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { Entry, fromFd, Options, ZipFile } from 'yauzl';
+import { Entry, fromFd, LocalFileHeader, Options, ZipFile } from 'yauzl';
 import { NotAZipError } from './archive-storage';
 
 /**
@@ -24,6 +24,21 @@ function assertCheckable(entry: Entry): void {
   if (entry.isEncrypted()) throw new NotAZipError('the archive holds an encrypted entry, which cannot be checked');
   if (!CHECKABLE_METHODS.has(entry.compressionMethod)) {
     throw new NotAZipError(`the archive holds an entry compressed with method ${entry.compressionMethod}; only stored and deflated entries (methods 0 and 8) can be checked`);
+  }
+}
+
+/**
+ * The local header must name the entry as the central directory does, and say
+ * the same compression: the checks read names from the central directory, and
+ * Python's zipfile (the installers' reader) refuses an entry whose two names
+ * differ, so a file that passed its checks could still not be installed.
+ */
+function assertConsistent(entry: Entry, local: LocalFileHeader): void {
+  if (!local.fileName.equals(entry.fileNameRaw)) {
+    throw new NotAZipError(`the archive is not a readable zip file: an entry's local header names it differently from the central directory`);
+  }
+  if (local.compressionMethod !== entry.compressionMethod) {
+    throw new NotAZipError(`the archive is not a readable zip file: an entry's local header gives another compression method than the central directory`);
   }
 }
 
@@ -58,8 +73,9 @@ function nextEntry(zipfile: ZipFile): Promise<Entry | undefined> {
  * signature proves nothing): the end-of-central-directory record must be found and
  * point at a central directory holding as many well-formed entries as it counts, and
  * each entry's local header must be where the central directory says, with its
- * signature, and be followed by the entry's compressed size of file data within the
- * file. These are the checks yauzl makes before it would stream an entry; no file
+ * signature, the entry's name and compression method, and be followed by the entry's
+ * compressed size of file data within the file. These are the checks yauzl makes
+ * before it would stream an entry, and the name Python's zipfile compares; no file
  * data is read or decompressed. A file that cannot be opened or read at all rejects
  * with that error (the server's fault, not the upload's).
  */
@@ -69,7 +85,7 @@ export async function assertReadableZip(path: string): Promise<void> {
     const zipfile = await readZip(file.fd);
     for (let entry = await nextEntry(zipfile); entry; entry = await nextEntry(zipfile)) {
       assertCheckable(entry);
-      await zipfile.readLocalFileHeaderPromise(entry, { minimal: true });
+      assertConsistent(entry, await zipfile.readLocalFileHeaderPromise(entry));
     }
   } catch (error) {
     // EMFILE, EIO: the server's fault. yauzl's own errors name no system call.

@@ -70,6 +70,10 @@ export function unreadableZips(): Record<string, Buffer> {
       bytes.writeUInt16LE(2, eocd + 10);
     }),
     'a local header whose file-name length is 65535': edited(zip, (bytes) => bytes.writeUInt16LE(0xffff, 26)),
+    // Python's zipfile: "File name in directory 'node/__init__.py' and header b'node/__init__.pyNOD' differ".
+    'a local header whose file-name length is 3 more than the central directory’s': edited(zip, (bytes) => bytes.writeUInt16LE(bytes.readUInt16LE(26) + 3, 26)),
+    'a local header naming the entry differently': edited(zip, (bytes) => bytes.write('m', 30, 'latin1')),
+    'a local header giving another compression method': edited(zip, (bytes) => bytes.writeUInt16LE(8, 8)),
     // The local header is 30 bytes and the name; the file data after it is text, not a local header.
     'a central-directory entry whose local-header offset points at garbage': edited(zip, (bytes) =>
       bytes.writeUInt32LE(30 + 'node/__init__.py'.length, centralDirectory + 42),
