@@ -238,6 +238,19 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
       expect(stored).toMatchObject({ status: 'NodeVersionStatusPending', dependencies: ['pillow'], downloadUrl: null, archiveSha256: null });
     });
 
+    it('creates a missing node once when several publishes of it race, and every version (PostgreSQL: the losers of the insert patch it)', async () => {
+      const nodeId = unique('raced-node');
+      const versions = ['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0'];
+      const replies = await Promise.all(
+        versions.map((version) =>
+          t.http.post(`/publishers/${f.publisherId}/nodes/${nodeId}/versions`).send({ personal_access_token: f.owner.token, node: { id: nodeId }, node_version: { version } }),
+        ),
+      );
+      expect(replies.map((res) => res.status)).toEqual(versions.map(() => 201));
+      const stored = await t.dataSource.getRepository(NodeVersionEntity).findBy({ nodeId });
+      expect(stored.map((version) => version.version).sort()).toEqual(versions);
+    });
+
     it('applies the given node fields to an existing node as a merge-patch', async () => {
       await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.owner.auth).send({ author: 'Ann', tags: ['x'] }).expect(200);
       await cliPublish(f, '1.0.0', { description: 'from the CLI' }).expect(201);

@@ -53,6 +53,21 @@ export class TransactionRunner {
   }
 
   /**
+   * A unit of work that inserts a row it did not find (a create-or-update).
+   * Two concurrent ones can both miss the row on PostgreSQL: the one whose
+   * insert loses (a unique violation) runs once more, finds the row and
+   * updates it. A violation on that second run is a 409, as in `run`.
+   */
+  async runCreatingIfMissing<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.transaction(work);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    return this.run(work);
+  }
+
+  /**
    * A unit of work that is ONE statement, atomic by itself. On PostgreSQL it
    * runs on the pool without BEGIN/COMMIT: two round trips fewer, and the
    * rows it writes are locked only while it runs, so concurrent writers of a

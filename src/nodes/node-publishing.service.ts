@@ -131,7 +131,7 @@ export class NodePublishingService {
       throw new UnauthorizedException(token ? INVALID_BODY_TOKEN : 'missing personal_access_token');
     }
     assertValidVersionNumber(body.node_version.version);
-    const version = await this.tx.run(async (manager) => {
+    const version = await this.tx.runCreatingIfMissing(async (manager) => {
       const node = await this.nodes.upsertNode(manager, caller, publisherId, nodeId, body.node);
       return this.nodes.addVersion(manager, node, body.node_version, { status: PENDING, reason: AWAITING_ARCHIVE, by: caller.id });
     });
