@@ -331,6 +331,10 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
       expect((await put(`${expired.pathname}${expired.search}`, zip).expect(403)).body.message).toContain('expired');
       expect((await put(path, 'not a zip at all', 'application/zip').expect(400)).body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
       await put(path, zip, 'application/json').expect(400);
+      // Another parameter is refused as on every route (docs/api-rules.md §1), before the URL is used.
+      expect((await put(`${path}&x=1`, zip).expect(400)).body.message).toContain('property x should not exist');
+      // A repeated one is no signature this service made.
+      await put(`${path}&signature=AAAA`, zip).expect(403);
       const oversized = Buffer.concat([zip, Buffer.alloc(MAX_BYTES)]);
       expect((await put(path, oversized).expect(413)).body.statusCode).toBe(413);
       expect(await pending()).toBe('NodeVersionStatusPending');

@@ -127,6 +127,9 @@ describe('Video results kept (api-rules §4.4)', () => {
     await t.http.get(bare).set(other.auth).expect(403);
     await t.http.get(`${bare}?expires=${link.searchParams.get('expires')}&signature=forged`).expect(403);
     await t.http.get(`${bare}?expires=${Number(link.searchParams.get('expires')) + 1}&signature=${link.searchParams.get('signature')}`).expect(403);
+    // The link as given works; with another parameter it is 400, as on every route.
+    await t.http.get(pathOf(kept.stored_url ?? '')).expect(200);
+    await t.http.get(`${pathOf(kept.stored_url ?? '')}&t=1`).expect(400);
     const expired = await t.app.get(ResultLinks).sign(sha256(video), PUBLIC_BASE_URL, Date.now() - 700_000_000);
     expect((await t.http.get(pathOf(expired)).expect(403)).body.message).toBe('result link has expired');
 

@@ -1,7 +1,8 @@
 import { Controller, HttpCode, Param, Put, Query, Req } from '@nestjs/common';
 import { WritesPublicContent } from '../common/http/http-caching';
 import { IncomingMessage } from 'node:http';
-import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SignedQuery } from '../common/signing/signed-query';
 import { requestOrigin } from '../common/http/http-request';
 import { RawBody } from '../common/http/json-body-limits';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
@@ -31,17 +32,14 @@ export class UploadsController {
       'ARCHIVE_MAX_BYTES). The version becomes active with its `downloadUrl`. A forged, expired or already used URL ' +
       'is 403; not a zip 400; too large 413.',
   })
-  @ApiQuery({ name: 'expires', description: 'Part of the signed URL (Unix seconds).', type: String })
-  @ApiQuery({ name: 'signature', description: 'Part of the signed URL.', type: String })
   @ApiConsumes('application/zip')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiErrors(400, 403, 413)
   upload(
     @Param('versionId') versionId: string,
-    @Query('expires') expires: unknown,
-    @Query('signature') signature: unknown,
+    @Query() signed: SignedQuery,
     @Req() req: IncomingMessage,
   ): Promise<NodeVersionDto> {
-    return this.publishing.uploadSigned(versionId, { expires, signature }, req, requestOrigin(req));
+    return this.publishing.uploadSigned(versionId, signed, req, requestOrigin(req));
   }
 }

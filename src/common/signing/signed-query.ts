@@ -1,9 +1,21 @@
 import { ForbiddenException } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow } from 'class-validator';
 import { timingSafeEqual } from 'node:crypto';
 
-/** A signed URL's query parameters, as the query parser gives them (a repeated one is an array, and refused). */
-export interface SignedQuery {
+/**
+ * A signed URL's query: these two parameters and no other (another is 400, as
+ * on every route). Their values are left as the query parser gives them (a
+ * repeated one is an array) for verifySignedQuery, which refuses anything
+ * but the signature it made with 403.
+ */
+export class SignedQuery {
+  @ApiPropertyOptional({ description: 'Part of the signed URL (Unix seconds).', type: String })
+  @Allow()
   expires?: unknown;
+
+  @ApiPropertyOptional({ description: 'Part of the signed URL.', type: String })
+  @Allow()
   signature?: unknown;
 }
 

@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { SignedQuery } from '../../common/signing/signed-query';
 import { ServerResponse } from 'node:http';
 import { sendDownload } from '../../archives/archive-download';
 import { Authenticated, CurrentUser } from '../../auth/authenticated.decorator';
@@ -31,8 +32,6 @@ export class VideoResultsController {
       'A single `Range` answers 206; `If-None-Match` 304. A result deleted after VIDEO_RESULT_RETENTION_DAYS is 410.',
   })
   @ApiParam({ name: 'sha256', description: 'The file’s sha256', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } })
-  @ApiQuery({ name: 'expires', required: false, description: 'Part of the signed link (Unix seconds).', type: String })
-  @ApiQuery({ name: 'signature', required: false, description: 'Part of the signed link.', type: String })
   @ApiResponse({ status: 200, description: 'The whole file', content: MEDIA_BODY, headers: HEADERS })
   @ApiResponse({ status: 206, description: 'The requested byte range', content: MEDIA_BODY, headers: HEADERS })
   @ApiResponse({ status: 304, description: 'The client’s copy (If-None-Match) is current; no body' })
@@ -40,12 +39,11 @@ export class VideoResultsController {
   async download(
     @CurrentUser() caller: Principal | undefined,
     @Param('sha256') sha256: string,
-    @Query('expires') expires: unknown,
-    @Query('signature') signature: unknown,
+    @Query() signed: SignedQuery,
     @Req() req: HttpRequest,
     @Res() response: ServerResponse,
   ): Promise<void> {
-    const file = await this.results.open(caller, sha256, { expires, signature });
+    const file = await this.results.open(caller, sha256, signed);
     // A signed link is meant for a <video> tag on the frontend's origin: helmet's default (same-origin) would block it.
     response.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     sendDownload(file, req, response, file.read, file.representation);
