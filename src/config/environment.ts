@@ -1,5 +1,6 @@
 import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { failedConstraintMessages } from '../common/validation/constraint-messages';
 import { ProxyTrust, parseTrustProxy } from '../common/http/trust-proxy';
 import { DatabaseTarget, parseDatabaseUrl } from '../database/database-url';
 
@@ -27,7 +28,7 @@ export function validateVariables<T extends object>(
   const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== ''));
   const env = plainToInstance(schema, present, { exposeDefaultValues: true });
   const problems = validateSync(env).map(
-    (error) => `${error.property}: ${Object.values(error.constraints ?? {}).join(', ')} (got ${JSON.stringify(error.value)})`,
+    (error) => `${error.property}: ${failedConstraintMessages(error.constraints, error.value).join(', ')} (got ${JSON.stringify(error.value)})`,
   );
   for (const [variable, step] of Object.entries(derive) as [string, (env: T) => void][]) {
     try {

@@ -1,17 +1,20 @@
 import { BadRequestException } from '@nestjs/common';
-import { IsInt, IsString, ValidateNested } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { NotNullable } from './validators';
 import { MAX_INPUT_DEPTH, StrictValidationPipe } from './validation.pipe';
 
 class Inner {
   @IsInt()
+  @Min(1)
+  @Max(10)
   count!: number;
 }
 
 class Body {
   @NotNullable()
   @IsString()
+  @MaxLength(20)
   name?: string;
 
   @ValidateNested()
@@ -33,6 +36,13 @@ describe('StrictValidationPipe', () => {
     expect(await messageFor({ name: 5, inner: { count: 'x' }, extra: 1 })).toBe(
       'property extra should not exist; name must be a string; inner.count must be an integer number',
     );
+  });
+
+  it('says only what type a value of the wrong type must have, and the range of a number that is no integer', async () => {
+    // A string fails the range and length rules too, which are about numbers and strings: not shown.
+    expect(await messageFor({ name: 5, inner: { count: 'abc' } })).toBe('name must be a string; inner.count must be an integer number');
+    expect(await messageFor({ name: 'n', inner: { count: 11.5 } })).toBe('inner.count must not be greater than 10; inner.count must be an integer number');
+    expect(await messageFor({ name: 'n'.repeat(21), inner: { count: 0 } })).toBe('name must be shorter than or equal to 20 characters; inner.count must not be less than 1');
   });
 
   it('names an unknown nested field by its path', async () => {

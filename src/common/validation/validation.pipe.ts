@@ -1,5 +1,6 @@
 import { ArgumentMetadata, BadRequestException, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { NOT_A_JSON_OBJECT } from '../http/json-structure';
+import { failedConstraintMessages } from './constraint-messages';
 
 /** class-validator's message for a field the class does not declare (whitelist). */
 export const unknownProperty = (property: string) => `property ${property} should not exist`;
@@ -8,9 +9,7 @@ export const unknownProperty = (property: string) => `property ${property} shoul
 export function describeValidationErrors(errors: ValidationError[], parentPath = ''): string[] {
   return errors.flatMap((error) => {
     const path = parentPath ? `${parentPath}.${error.property}` : error.property;
-    // A null where null is not allowed fails every type check too; saying so once is clearer.
-    const constraints = error.constraints?.notNullable ? { notNullable: error.constraints.notNullable } : error.constraints;
-    const own = Object.values(constraints ?? {}).map((text) => {
+    const own = failedConstraintMessages(error.constraints, error.value).map((text) => {
       if (!parentPath) return text;
       // Each message names its field first, but for an unknown field ("property x should not exist"): both get the path.
       if (text.startsWith(`${error.property} `)) return `${path}${text.slice(error.property.length)}`;
@@ -76,7 +75,8 @@ export class StrictValidationPipe extends ValidationPipe {
       forbidUnknownValues: true,
       transform: true,
       transformOptions: { enableImplicitConversion: false },
-      validationError: { target: false, value: false },
+      // The value, for the messages only (failedConstraintMessages); never echoed.
+      validationError: { target: false, value: true },
       exceptionFactory: (errors) => new BadRequestException([...new Set(describeValidationErrors(errors))].join('; ')),
     });
   }
