@@ -15,7 +15,7 @@ import { ArchivesService } from '../src/archives/archives.service';
 import { Public } from '../src/auth/authenticated.decorator';
 import { RawBody } from '../src/common/http/json-body-limits';
 import { TestApp } from './support/test-app';
-import { makeZip, unreadableZips } from './support/zip';
+import { makeZip, refusedZips } from './support/zip';
 import { filesUnder } from './support/files';
 import { asBuffer } from './support/raw-http';
 
@@ -319,7 +319,7 @@ describe('Archives: uploads through a raw-body route (ArchivesService.receive)',
     });
 
     it('400 for a body that starts like a zip but that a zip reader cannot read (docs/api-rules.md §6)', async () => {
-      for (const [what, bytes] of Object.entries(unreadableZips())) {
+      for (const [what, bytes] of Object.entries(refusedZips())) {
         const res = await upload(bytes).expect(400);
         expectErrorBody(res, 400, 'Bad Request');
         expect({ what, message: res.body.message }).toEqual({ what, message: expect.stringMatching(/^the archive is not a readable zip file: \S/) });

@@ -7,7 +7,7 @@ import { expectNoNulls } from './support/no-nulls';
 import { installNode, publishWithCli, syncCatalog } from './support/registry-clients';
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
 import { TestApp, unique } from './support/test-app';
-import { makeZip, unreadableZips } from './support/zip';
+import { makeZip, refusedZips } from './support/zip';
 import { filesUnder } from './support/files';
 import { reviewed, uploadArchive } from './support/archive-uploads';
 
@@ -353,7 +353,7 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
   });
 
   describe('an upload that starts like a zip but no zip reader can read (docs/api-rules.md §6)', () => {
-    it.each(Object.entries(unreadableZips()))(
+    it.each(Object.entries(refusedZips()))(
       '%s: 400 in the error shape at the signed URL and the member route, nothing stored, the version still pending and its URL still usable',
       async (_, bytes) => {
         const published = await cliPublish(f, '1.0.0').expect(201);

@@ -8,7 +8,7 @@ import { buffer, text } from 'node:stream/consumers';
 import { ArchiveTooLargeError, NotAZipError } from './archive-storage';
 import { FilesystemArchiveStorage, OPAQUE_FILES } from './filesystem-archive-storage';
 import { filesUnder } from '../../test/support/files';
-import { makeZip, unreadableZips } from '../../test/support/zip';
+import { makeZip, refusedZips, unreadableZips } from '../../test/support/zip';
 
 const EMPTY_ZIP = makeZip({});
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -64,7 +64,7 @@ describe('FilesystemArchiveStorage', () => {
     expect(filesUnder(root)).toEqual([]);
   });
 
-  it.each(Object.entries(unreadableZips()))(
+  it.each(Object.entries(refusedZips()))(
     'a body that starts like a zip but does not read as one (%s): NotAZipError, nothing stored, no temp file left',
     async (_, bytes) => {
       const save = storage.save(chunked(bytes.subarray(0, 3), bytes.subarray(3)), 100_000);

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeZip, unreadableZips } from '../../test/support/zip';
+import { makeZip, refusedZips } from '../../test/support/zip';
 import { NotAZipError } from './archive-storage';
 import { assertReadableZip } from './zip-reader';
 
@@ -39,7 +39,7 @@ describe('assertReadableZip', () => {
     }
   });
 
-  it.each(Object.entries(unreadableZips()))('refuses %s with NotAZipError naming the reason, and closes the file', async (_, bytes) => {
+  it.each(Object.entries(refusedZips()))('refuses %s with NotAZipError naming the reason, and closes the file', async (_, bytes) => {
     writeFileSync(path, bytes);
     const { error, openAfter } = await check(path);
     expect(error).toBeInstanceOf(NotAZipError);
@@ -48,7 +48,7 @@ describe('assertReadableZip', () => {
   });
 
   it('names what is wrong', async () => {
-    const broken = unreadableZips();
+    const broken = refusedZips();
     const reason = async (name: string) => {
       writeFileSync(path, broken[name]);
       return (await check(path)).error?.message ?? 'accepted';

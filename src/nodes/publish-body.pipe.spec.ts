@@ -134,7 +134,7 @@ describe('PublishBodyPipe', () => {
     );
     // Checked under this API's name, which the message then uses.
     expect(await messageFor({ ...bareCliBody, node_version: { version: '1.0.0', supported_comfyui_version: ['>=1'] } })).toBe(
-      'node_version.supported_app_version must be a string; node_version.supported_app_version must be shorter than or equal to 256 characters',
+      'node_version.supported_app_version must be a string',
     );
   });
 });

@@ -70,13 +70,28 @@ export function unreadableZips(): Record<string, Buffer> {
       bytes.writeUInt16LE(2, eocd + 10);
     }),
     'a local header whose file-name length is 65535': edited(zip, (bytes) => bytes.writeUInt16LE(0xffff, 26)),
-    // Python's zipfile: "File name in directory 'node/__init__.py' and header b'node/__init__.pyNOD' differ".
-    'a local header whose file-name length is 3 more than the central directory’s': edited(zip, (bytes) => bytes.writeUInt16LE(bytes.readUInt16LE(26) + 3, 26)),
-    'a local header naming the entry differently': edited(zip, (bytes) => bytes.write('m', 30, 'latin1')),
-    'a local header giving another compression method': edited(zip, (bytes) => bytes.writeUInt16LE(8, 8)),
     // The local header is 30 bytes and the name; the file data after it is text, not a local header.
     'a central-directory entry whose local-header offset points at garbage': edited(zip, (bytes) =>
       bytes.writeUInt32LE(30 + 'node/__init__.py'.length, centralDirectory + 42),
     ),
   };
+}
+
+/**
+ * Zips whose local header disagrees with the central directory: a reader that goes by the central
+ * directory alone reads on, Python's zipfile (the installers') refuses the entry, and so does the upload.
+ */
+export function inconsistentZips(): Record<string, Buffer> {
+  const zip = makeZip({ 'node/__init__.py': 'NODE_CLASS_MAPPINGS = {}\n' });
+  return {
+    // Python's zipfile: "File name in directory 'node/__init__.py' and header b'node/__init__.pyNOD' differ".
+    'a local header whose file-name length is 3 more than the central directory’s': edited(zip, (bytes) => bytes.writeUInt16LE(bytes.readUInt16LE(26) + 3, 26)),
+    'a local header naming the entry differently': edited(zip, (bytes) => bytes.write('m', 30, 'latin1')),
+    'a local header giving another compression method': edited(zip, (bytes) => bytes.writeUInt16LE(8, 8)),
+  };
+}
+
+/** Every upload refused as no readable zip: unreadableZips and inconsistentZips. */
+export function refusedZips(): Record<string, Buffer> {
+  return { ...unreadableZips(), ...inconsistentZips() };
 }
