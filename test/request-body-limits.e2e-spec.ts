@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { MIB } from '../src/common/http/json-body-limits';
 import { REFUSED_BODY_DRAIN } from '../src/common/http/refused-body-drain';
+import { REFUSED_CONNECTION_PAUSE_MS } from '../src/common/http/refused-connection-pacing';
 import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { expectErrorBody } from './support/error-body';
 import { FakeUpstream } from './support/fake-upstream';
@@ -201,6 +203,20 @@ describe('Request bodies: the token before the body, limits while it streams in'
         agent.destroy();
       }
     });
+  });
+
+  it('a connection whose request was refused has its next request served only after a pause (docs/request-bodies.md)', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const refused = await sendBody(t, 'POST', VIDEO_PATH, { 'Content-Type': 'application/json' }, Buffer.from('{}'), { agent });
+      expect(refused.status).toBe(401);
+      const refusedAt = performance.now();
+      const next = await sendBody(t, 'GET', '/health/ready', {}, Buffer.alloc(0), { agent });
+      expect(next).toMatchObject({ status: 200, reusedSocket: true });
+      expect(performance.now() - refusedAt).toBeGreaterThanOrEqual(REFUSED_CONNECTION_PAUSE_MS - 5);
+    } finally {
+      agent.destroy();
+    }
   });
 
   describe('a client that waits for a 100 Continue (Expect: 100-continue, as curl sends bodies over 1 MiB)', () => {

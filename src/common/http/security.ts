@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/config.module';
 import { answerClientErrorsInErrorShape } from './client-errors';
 import { sendContinueOnRead } from './expect-continue';
 import { drainRefusedBodies, REFUSED_BODY_DRAIN } from './refused-body-drain';
+import { paceRefusedConnections } from './refused-connection-pacing';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -63,17 +64,19 @@ const securityHeaders: Middleware = (req, res, next) =>
   ((req.url ?? '').startsWith('/docs') ? docsHeaders : apiHeaders)(req, res, next);
 
 /**
- * Security headers (helmet), CORS for the configured origins, how long a
- * client may take to send a request, the answer to a request Node's parser
- * refuses, when a client waiting for a 100 Continue gets it, and how much of
- * a body already answered is read. Applied before
- * Swagger's routes and Nest's middleware (only the request id comes first),
- * so every reply is covered, errors included.
+ * The pause of a connection after a refusal, security headers (helmet),
+ * CORS for the configured origins, how long a client may take to send a
+ * request, the answer to a request Node's parser refuses, when a client
+ * waiting for a 100 Continue gets it, and how much of a body already
+ * answered is read. Applied before Swagger's routes and Nest's middleware
+ * (only the request id comes first), so every reply is covered, errors
+ * included.
  * CORS is the `cors` middleware on both HTTP adapters (what Express's
  * enableCors uses), so preflights and allowed methods do not depend on the
  * adapter.
  */
 export function applySecurity(app: INestApplication, config: AppConfig): void {
+  app.use(paceRefusedConnections());
   app.use(securityHeaders);
   if (config.CORS_ORIGINS) {
     app.use(
