@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { Agent, createServer, IncomingMessage, request, Server, ServerOptions, ServerResponse } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
+import { closeServer, listenOnLoopback } from '../../../test/support/loopback-server';
 import { answerClientErrorsInErrorShape } from './client-errors';
 import { MIB } from './json-body-limits';
 import { drainRefusedBodies, RefusedBodyDrainLimits } from './refused-body-drain';
@@ -50,15 +51,9 @@ describe('drainRefusedBodies', () => {
       }
     });
     drainRefusedBodies(server, LIMITS);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnLoopback(server);
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    server.close();
-    await once(server, 'close');
-  });
+  afterAll(() => closeServer(server));
 
   /**
    * POSTs `bodyBytes` (fast, or 1 KiB every 20 ms when `slow`) announced by their Content-Length, then

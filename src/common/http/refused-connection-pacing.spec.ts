@@ -1,7 +1,6 @@
-import { once } from 'node:events';
 import { Agent, createServer, request, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { closeServer, listenOnLoopback } from '../../../test/support/loopback-server';
 import { paceRefusedConnections } from './refused-connection-pacing';
 
 const PAUSE_MS = 1000;
@@ -18,15 +17,9 @@ describe('paceRefusedConnections', () => {
         res.end('{}');
       }),
     );
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnLoopback(server);
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    server.close();
-    await once(server, 'close');
-  });
+  afterAll(() => closeServer(server));
 
   /** One GET over `agent`; resolves with its status and when it was answered. */
   const get = (path: string, agent: Agent) =>
