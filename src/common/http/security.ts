@@ -76,7 +76,7 @@ const securityHeaders: Middleware = (req, res, next) =>
  * adapter.
  */
 export function applySecurity(app: INestApplication, config: AppConfig): void {
-  app.use(paceRefusedConnections());
+  app.use(paceRefusedConnections(config.trustProxy));
   app.use(securityHeaders);
   if (config.CORS_ORIGINS) {
     app.use(
