@@ -89,6 +89,27 @@ continued''',
     ]);
   });
 
+  it('forgets an alias once its name is bound again, as Python does', async () => {
+    const source = [
+      'from .legacy import Loader as LegacyLoader',
+      'class LegacyLoader(LegacyLoader):',
+      '    CATEGORY = "deprecated"',
+      'from .a import Foo as F',
+      'from .b import F',
+      'from .c import Bar as B',
+      'B = make_node()',
+      'from .d import Baz as Z',
+      'import zed as Z',
+      'NODE_CLASS_MAPPINGS = {"L": LegacyLoader, "X": F, "Y": B, "Z": Z}',
+    ].join('\n');
+    expect((await facts(source)).classMappings).toStrictEqual([
+      ['L', 'LegacyLoader'],
+      ['X', 'F'],
+      ['Y', 'B'],
+      ['Z', 'Z'],
+    ]);
+  });
+
   it('reads the statements free of errors in a module with a syntax error, and gives its line', async () => {
     const source = 'class Before:\n    CATEGORY = "b"\n\nx = (1,\n\nclass After:\n    CATEGORY = "a"\n';
     expect(await facts(source)).toMatchObject({ syntaxErrorLine: 4, classes: [['Before', { category: 'b' }], ['After', { category: 'a' }]] });

@@ -151,12 +151,23 @@ function readClass(definition: Node, facts: ModuleFacts): void {
   if (name !== null && body !== null) facts.classes.push([name.text, classAttributes(body)]);
 }
 
-/** `from m import Foo as F`: F names Foo in the statements that follow (Python binds a name before its use). */
-function readImportAliases(statement: Node, aliases: Map<string, string>): void {
+/**
+ * `from m import Foo as F`: F names Foo in the statements that follow (Python binds a name before its
+ * use), until F is bound again (`from m import F`, `import F`, `class F`, `def F`, `F = …`).
+ */
+function readImports(statement: Node, aliases: Map<string, string>): void {
   for (const imported of statement.childrenForFieldName('name')) {
-    if (imported.type !== 'aliased_import') continue;
-    const [name, alias] = [imported.childForFieldName('name')?.lastNamedChild, imported.childForFieldName('alias')];
-    if (name && alias) aliases.set(alias.text, name.text);
+    if (imported.type === 'aliased_import') {
+      const [name, alias] = [imported.childForFieldName('name')?.lastNamedChild, imported.childForFieldName('alias')];
+      if (!alias) continue;
+      // `import m as F` binds a module, no class.
+      if (name && statement.type === 'import_from_statement') aliases.set(alias.text, name.text);
+      else aliases.delete(alias.text);
+    } else {
+      // `from m import F` binds F; `import a.b` binds a.
+      const bound = statement.type === 'import_from_statement' ? imported.lastNamedChild : imported.firstNamedChild;
+      if (bound) aliases.delete(bound.text);
+    }
   }
 }
 
@@ -164,14 +175,16 @@ function readStatement(statement: Node, facts: ModuleFacts, aliases: Map<string,
   if (statement.type === 'expression_statement') {
     const expression = statement.firstNamedChild;
     if (expression !== null) readExpression(expression, facts, aliases);
-  } else if (statement.type === 'class_definition') {
-    readClass(statement, facts);
-  } else if (statement.type === 'decorated_definition') {
-    const definition = statement.childForFieldName('definition');
+    const target = expression?.type === 'assignment' ? expression.childForFieldName('left') : null;
+    if (target?.type === 'identifier') aliases.delete(target.text);
+  } else if (['class_definition', 'function_definition', 'decorated_definition'].includes(statement.type)) {
+    const definition = statement.type === 'decorated_definition' ? statement.childForFieldName('definition') : statement;
     if (definition?.type === 'class_definition') readClass(definition, facts);
-  } else if (statement.type === 'import_from_statement') {
-    readImportAliases(statement, aliases);
-  } else if (statement.type !== 'function_definition') {
+    const name = definition?.childForFieldName('name');
+    if (name) aliases.delete(name.text);
+  } else if (statement.type === 'import_from_statement' || statement.type === 'import_statement') {
+    readImports(statement, aliases);
+  } else {
     // if/try/with/for/while/match run their blocks on import: read those (elif, else, except,
     // finally and case clauses hold theirs), not their conditions.
     for (const part of statement.namedChildren) {
