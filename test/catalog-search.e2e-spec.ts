@@ -95,6 +95,22 @@ describe('Catalog search and ordering on indexes (docs/api-rules.md §3, §7)', 
     }
   });
 
+  it.each([
+    ['a final sigma', 'ΟΔΗΓΟΣ'],
+    ['a dotted capital I', 'İZMİR'],
+  ])('finds a node by its own name when the name holds %s, as stored and upper-cased, by search and relevance', async (_, word) => {
+    // toLowerCase folds these letters by context or into two characters, where PostgreSQL's LOWER folds
+    // each alone; a term folded in JavaScript missed the very name it was typed from.
+    const name = `${word} ${tag}x`;
+    const f = await createPublisherWithNode(t, { name });
+    for (const term of [name, name.toUpperCase(), `${word} ${tag}`]) {
+      const found = await t.http.get(`/nodes?search=${encodeURIComponent(term)}&limit=100`).expect(200);
+      expect({ term, ids: found.body.nodes.map((node: ListedNode) => node.id) }).toEqual({ term, ids: [f.nodeId] });
+      const ranked = await t.http.get(`/nodes/search?search=${encodeURIComponent(term)}&limit=100`).expect(200);
+      expect({ term, ids: ranked.body.nodes.map((node: ListedNode) => node.id) }).toEqual({ term, ids: [f.nodeId] });
+    }
+  });
+
   it('finds a node by its own id and keeps the index in step with renames', async () => {
     const f = await createPublisherWithNode(t, { name: `Before ${tag}` });
     expect((await wholeCatalog(t, `&search=${encodeURIComponent(f.nodeId.toUpperCase())}`)).map((node) => node.id)).toEqual([f.nodeId]);

@@ -7,7 +7,7 @@ import { NodeEntity, NodeStatus } from './entities/node.entity';
 import { CatalogSortField, CatalogSortKey } from './catalog-sort';
 import type { ArchiveReviewJob } from './review/archive-review';
 import { CatalogSearch } from './search/catalog-search';
-import { containsPattern } from './search/search-sql';
+import { containsIgnoringCase, containsPattern } from './search/search-sql';
 import { SUPPORTS_EVERY_PLATFORM } from './compatibility/platforms';
 
 /** Which nodes a catalog read selects (docs/api-rules.md §3, §6, §9). Every part is optional and they combine with AND. */
@@ -224,7 +224,7 @@ export class NodesRepository {
     }
     if (filter.normalizedIds) query.andWhere('node.normalizedId IN (:...normalizedIds)', { normalizedIds: filter.normalizedIds });
     if (filter.repositorySearch) {
-      query.andWhere(`LOWER(node.repository) LIKE :repositoryPattern ESCAPE '!'`, { repositoryPattern: containsPattern(filter.repositorySearch) });
+      query.andWhere(containsIgnoringCase('node.repository', 'repositoryPattern'), { repositoryPattern: containsPattern(filter.repositorySearch) });
     }
     if (filter.providingVersionIds) {
       query.andWhere(`node.latest_version_id IN (${filter.providingVersionIds.sql})`, filter.providingVersionIds.parameters);
@@ -471,16 +471,18 @@ const separatorsToSpaces = (sql: string) => WORD_SEPARATORS.reduce((expr, separa
  * the term, the name starts with it, a word of the name (after a space or
  * punctuation) does, anything else.
  */
-const RELEVANCE_RANK = `CASE WHEN node.normalized_id = :relevanceExact OR LOWER(node.name) = :relevanceExact THEN 0
-    WHEN LOWER(node.name) LIKE :relevancePrefix ESCAPE '!' THEN 1
-    WHEN ${separatorsToSpaces('LOWER(node.name)')} LIKE :relevanceWord ESCAPE '!' THEN 2
+const RELEVANCE_RANK = `CASE WHEN node.normalized_id = :relevanceId OR LOWER(node.name) = LOWER(:relevanceName) THEN 0
+    WHEN LOWER(node.name) LIKE LOWER(:relevancePrefix) ESCAPE '!' THEN 1
+    WHEN ${separatorsToSpaces('LOWER(node.name)')} LIKE LOWER(:relevanceWord) ESCAPE '!' THEN 2
     ELSE 3 END`;
 
 /** RELEVANCE_RANK's parameters for a term. */
 function relevanceParameters(term: string): Record<string, string> {
   const withSpaces = WORD_SEPARATORS.reduce((text, separator) => text.replaceAll(separator, ' '), term);
   return {
-    relevanceExact: term.toLowerCase(),
+    // An id's lower-cased form is kept as toLowerCase makes it (normalizedId); a name is folded by the database.
+    relevanceId: term.toLowerCase(),
+    relevanceName: term,
     relevancePrefix: containsPattern(term).slice(1),
     relevanceWord: `% ${containsPattern(withSpaces).slice(1)}`,
   };

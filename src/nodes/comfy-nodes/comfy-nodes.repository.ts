@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { containsPattern } from '../search/search-sql';
+import { containsIgnoringCase, containsPattern } from '../search/search-sql';
 import { ComfyNodeExtractionFailureEntity } from './entities/comfy-node-extraction-failure.entity';
 import { ComfyNodeEntity } from './entities/comfy-node.entity';
 
@@ -38,7 +38,7 @@ export class ComfyNodesRepository {
     const query = this.dataSource.manager
       .createQueryBuilder(ComfyNodeEntity, 'comfy_node')
       .select('comfy_node.nodeVersionId')
-      .where(`LOWER(comfy_node.name) LIKE :comfyNodePattern ESCAPE '!'`, { comfyNodePattern: containsPattern(term) });
+      .where(containsIgnoringCase('comfy_node.name', 'comfyNodePattern'), { comfyNodePattern: containsPattern(term) });
     return { sql: query.getQuery(), parameters: query.getParameters() };
   }
 

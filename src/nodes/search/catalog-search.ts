@@ -1,6 +1,6 @@
 import { Provider } from '@nestjs/common';
 import { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { containsPattern, searchCondition, searchIndexQuery } from './search-sql';
+import { containsIgnoringCase, containsPattern, searchCondition, searchIndexQuery } from './search-sql';
 
 /**
  * The catalog search (docs/api-rules.md §3: a case-insensitive substring of id, name,
@@ -21,7 +21,7 @@ export abstract class CatalogSearch {
   closeTo<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string): SelectQueryBuilder<T> {
     const trigrams = trigramsOf(term.toLowerCase());
     if (trigrams.length === 0) return query.andWhere('1 = 0');
-    const holds = trigrams.map((_, i) => `(LOWER(${alias}.id) LIKE :closeTrigram${i} ESCAPE '!' OR LOWER(${alias}.name) LIKE :closeTrigram${i} ESCAPE '!')`);
+    const holds = trigrams.map((_, i) => `(${containsIgnoringCase(`${alias}.id`, `closeTrigram${i}`)} OR ${containsIgnoringCase(`${alias}.name`, `closeTrigram${i}`)})`);
     this.narrowToTrigrams(query, alias, trigrams);
     return query
       .andWhere(`(${holds.join(' OR ')})`, Object.fromEntries(trigrams.map((trigram, i) => [`closeTrigram${i}`, containsPattern(trigram)])))

@@ -9,18 +9,32 @@
 const SEARCHED_COLUMNS = ['id', 'name', 'description', 'author'];
 const ASCII = /^\p{ASCII}*$/u;
 
-/** LIKE pattern for a literal substring, with '!' as the escape character on both databases. */
+/**
+ * LIKE pattern for a literal substring, with '!' as the escape character on
+ * both databases. Its case is left as given: the database folds it with the
+ * column (see containsIgnoringCase).
+ */
 export function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+  return `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
+/**
+ * `column` holds the pattern in `parameter` (from containsPattern), ignoring
+ * case. The database folds both sides with one function: folded in
+ * JavaScript, a term could differ from the database's folding of the very
+ * text it was typed from (PostgreSQL's LOWER makes every Σ a σ and İ an i,
+ * where toLowerCase makes a word's last Σ a ς and İ an i + U+0307), and a
+ * node was not found by its own name.
+ */
+export const containsIgnoringCase = (column: string, parameter: string) => `LOWER(${column}) LIKE LOWER(:${parameter}) ESCAPE '!'`;
+
 /** The search predicate (docs/api-rules.md §3): the column, lower-cased, contains the term. */
-const containsLowered = (column: string) => `LOWER(${column}) LIKE :pattern ESCAPE '!'`;
+const containsLowered = (column: string) => containsIgnoringCase(column, 'pattern');
 
 /**
  * The same predicate on SQLite for a term of ASCII characters only, without
- * calling the JavaScript `lower()` (registered in database-options.ts, so
- * that SQLite folds case as PostgreSQL does) on every row a search reads.
+ * calling the JavaScript `lower()` (registered in database-options.ts, as
+ * SQLite's own folds only ASCII) on every row a search reads.
  * SQLite's own LIKE folds ASCII letters exactly as toLowerCase does, and a
  * match of an ASCII term is all ASCII characters; toLowerCase turns only
  * two other characters into ASCII ones (checked over all of Unicode), so a
@@ -36,7 +50,7 @@ function containsAsciiOnSqlite(term: string): (column: string) => string {
   const folding = [...(lowered.includes('k') ? ['\u212a'] : []), ...(lowered.endsWith('i') ? ['\u0130'] : [])];
   if (folding.length === 0) return (column) => `${column} LIKE :pattern ESCAPE '!'`;
   const holdsFolding = (column: string) => folding.map((character) => `instr(${column}, '${character}')`).join(' OR ');
-  return (column) => `(${column} LIKE :pattern ESCAPE '!' OR ((${holdsFolding(column)}) AND LOWER(${column}) LIKE :pattern ESCAPE '!'))`;
+  return (column) => `(${column} LIKE :pattern ESCAPE '!' OR ((${holdsFolding(column)}) AND ${containsLowered(column)}))`;
 }
 
 /** The search's condition over the node columns of `alias` (parameter `:pattern`, from containsPattern). */
