@@ -382,6 +382,22 @@ describe('Client callback addresses', () => {
       }
       expect(upstream.requests).toHaveLength(0);
 
+      // The rules that need the configuration (the default model's duration, a public callback) are reported in
+      // the same reply as every other problem (CONTRACT §1), not only once the rest is fixed.
+      const everything = await t.http
+        .post('/proxy/video/reference2video')
+        .set(user.auth)
+        .send({ duration: 9, callback_url: 'http://10.0.0.7/hook', aspect_ratio: 5 })
+        .expect(400);
+      expect(everything.body.message).toBe(
+        'aspect_ratio must be a string; duration must be from 1 to 8 seconds for model videoq2-turbo; ' +
+          'callback_url must be a public http(s) address (not loopback or private)',
+      );
+      // A field whose own rules failed is told only those.
+      const wrongTypes = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: '9', callback_url: 'ftp://10.0.0.7/hook' }).expect(400);
+      expect(wrongTypes.body.message).toBe('callback_url must be an absolute http(s) URL; duration must be an integer number');
+      expect(upstream.requests).toHaveLength(0);
+
       // A stored callback address that turns out to be private is refused at delivery time, for good.
       const { body } = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ duration: 2 }).expect(200);
       await t.dataSource.getRepository(VideoTaskEntity).update({ taskId: body.task_id }, { callbackUrl: 'http://localhost:9/hook' });

@@ -31,6 +31,7 @@ import { videoConfig } from './video.config';
 import { VideoProxyController } from './video-proxy.controller';
 import { VIDEO_PROXY_METRICS } from './video-proxy-metrics';
 import { VideoProxyService } from './video-proxy.service';
+import { VideoRequestRules } from './dto/video-request.rules';
 import { VideoTasksRepository } from './video-tasks.repository';
 
 
@@ -46,6 +47,7 @@ import { VideoTasksRepository } from './video-tasks.repository';
   controllers: [VideoProxyController, VideoTasksController, VideoResultsController, UpstreamCallbacksController],
   providers: [
     VideoProxyService,
+    VideoRequestRules,
     VideoTasksService,
     VideoUpstreamClient,
     UpstreamTarget,

@@ -1,8 +1,7 @@
-import { BadGatewayException, BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
+import { BadGatewayException, Inject, Injectable, Logger } from '@nestjs/common';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { CreditsService, Reservation } from '../users/credits.service';
-import { namesNonPublicHost } from './callbacks/callback-address';
 import { UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
 import { CreateVideoTaskDto } from './dto/create-video-task.dto';
 import { VideoTaskReplyDto } from './dto/video-task.dto';
@@ -11,7 +10,7 @@ import { estimateCredits } from './pricing';
 import { UpstreamRejectionException } from './upstream/upstream-protocol';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { videoConfig, VideoConfig } from './video.config';
-import { maxDurationOf, VideoModel } from './video-models';
+import { VideoModel } from './video-models';
 import { VideoTasksRepository } from './video-tasks.repository';
 import { isTerminal, VideoTasksService } from './video-tasks.service';
 import { nextStatusCheck } from './task-status-checks';
@@ -74,17 +73,9 @@ export class VideoProxyService {
     return reply;
   }
 
-  /** The configured default model, the model's own duration limit, and a callback address we may call. */
+  /** The request with its model (the configured one when it names none); VideoRequestRules has checked the rest. */
   private withDefaults(input: CreateVideoTaskDto): VideoRequest {
-    const model = input.model ?? this.config.VIDEO_DEFAULT_MODEL;
-    const max = maxDurationOf(model);
-    if (input.duration !== undefined && input.duration > max) {
-      throw new BadRequestException(`duration must be from 1 to ${max} seconds for model ${model}`);
-    }
-    if (input.callback_url && this.config.CALLBACK_ALLOW_PRIVATE !== 'true' && namesNonPublicHost(input.callback_url)) {
-      throw new BadRequestException('callback_url must be a public http(s) address (not loopback or private)');
-    }
-    return { ...input, model };
+    return { ...input, model: input.model ?? this.config.VIDEO_DEFAULT_MODEL };
   }
 
   /**

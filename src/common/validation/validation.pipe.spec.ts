@@ -1,6 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
 import { IsInt, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
+import { ModuleRef } from '@nestjs/core';
+import { BodyProblem, BodyRules, CheckedBy } from './body-rules';
 import { NotNullable } from './validators';
 import { MAX_INPUT_DEPTH, StrictValidationPipe } from './validation.pipe';
 
@@ -69,5 +71,38 @@ describe('StrictValidationPipe', () => {
     );
     // The deepest nesting allowed still reaches the DTO rules.
     expect(await messageFor({ inner: { count: 1 }, name: 'n', deep: nested(MAX_INPUT_DEPTH - 1) })).toBe('property deep should not exist');
+  });
+
+  describe('BodyRules', () => {
+    class LimitFromConfig implements BodyRules<Limited> {
+      constructor(readonly max: number) {}
+      problems(body: Limited, failed: ReadonlySet<string>): BodyProblem[] {
+        return !failed.has('size') && body.size > this.max ? [{ property: 'size', message: `size must be at most ${this.max} here` }] : [];
+      }
+    }
+    @CheckedBy(LimitFromConfig)
+    class Limited {
+      @IsInt()
+      size!: number;
+
+      @IsString()
+      label!: string;
+    }
+    const moduleRef = { get: () => new LimitFromConfig(3) } as unknown as ModuleRef;
+    const transform = (pipe: StrictValidationPipe, value: unknown) => pipe.transform(value, { type: 'body', metatype: Limited });
+
+    it("reports a rule's problems with the decorators', and skips the fields the decorators failed", async () => {
+      await expect(transform(new StrictValidationPipe(moduleRef), { size: 5, label: 1 })).rejects.toMatchObject({
+        response: { message: 'label must be a string; size must be at most 3 here' },
+      });
+      await expect(transform(new StrictValidationPipe(moduleRef), { size: 'x', label: 'a' })).rejects.toMatchObject({
+        response: { message: 'size must be an integer number' },
+      });
+      await expect(transform(new StrictValidationPipe(moduleRef), { size: 3, label: 'a' })).resolves.toEqual({ size: 3, label: 'a' });
+    });
+
+    it('refuses to validate a class with rules when made without the app (it cannot resolve them)', async () => {
+      await expect(transform(new StrictValidationPipe(), { size: 1, label: 'a' })).rejects.toThrow('Limited is checked by LimitFromConfig');
+    });
   });
 });

@@ -1,5 +1,8 @@
-import { ArgumentMetadata, BadRequestException, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, Injectable, Optional, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidatorOptions } from '@nestjs/common/interfaces/external/validator-options.interface';
+import { ModuleRef } from '@nestjs/core';
 import { NOT_A_JSON_OBJECT } from '../http/json-structure';
+import { bodyRulesOf } from './body-rules';
 import { failedConstraintMessages } from './constraint-messages';
 
 /** class-validator's message for a field the class does not declare (whitelist). */
@@ -64,11 +67,14 @@ export function findUnsafeInput(value: unknown, path: string, depth = 0): string
 
 /**
  * The global pipe: strict JSON types (no implicit conversion), unknown fields
- * rejected by name, and one joined message for the contract's error body.
+ * rejected by name, a body's BodyRules checked with its decorators, and one
+ * joined message for the contract's error body. `moduleRef` (the app's, when
+ * Nest makes the pipe) resolves BodyRules providers; a pipe made with `new`
+ * validates only classes without them.
  */
 @Injectable()
 export class StrictValidationPipe extends ValidationPipe {
-  constructor() {
+  constructor(@Optional() private readonly moduleRef?: ModuleRef) {
     super({
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -94,5 +100,21 @@ export class StrictValidationPipe extends ValidationPipe {
       }
     }
     return super.transform(value, metadata);
+  }
+
+  protected override async validate(body: object, options?: ValidatorOptions): Promise<ValidationError[]> {
+    const errors = await super.validate(body, options);
+    const rulesClass = bodyRulesOf(body.constructor);
+    if (!rulesClass) return errors;
+    if (!this.moduleRef) throw new Error(`${body.constructor.name} is checked by ${rulesClass.name}, which only the app's own pipe can resolve`);
+    const rules = this.moduleRef.get(rulesClass, { strict: false });
+    const problems = rules.problems(body, new Set(errors.map((error) => error.property)));
+    const ruleErrors = problems.map(({ property, message }): ValidationError => ({
+      property,
+      value: (body as Record<string, unknown>)[property],
+      constraints: { [rulesClass.name]: message },
+      children: [],
+    }));
+    return [...errors, ...ruleErrors];
   }
 }

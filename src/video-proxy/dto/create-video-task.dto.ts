@@ -1,9 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
+import { CheckedBy } from '../../common/validation/body-rules';
 import { IsHttpUrl, NotNullable } from '../../common/validation/validators';
 import { MAX_DURATION_ANY_MODEL, VIDEO_MODELS, VideoModel } from '../video-models';
 import { IsImageReference, IsJsonString, MaxCodePoints } from './video-validators';
+import { VideoRequestRules } from './video-request.rules';
 
 export const AUDIO_TYPES = ['all', 'speech_only', 'sound_effect_only'] as const;
 export const MOVEMENT_AMPLITUDES = ['auto', 'small', 'medium', 'large'] as const;
@@ -15,7 +17,12 @@ export const MAX_IMAGES = 7;
 const INT32_MIN = -2_147_483_648;
 const INT32_MAX = 2_147_483_647;
 
-/** A reference-to-video task. No field is required (omit a field rather than send null); `model` defaults to the configured model. */
+/**
+ * A reference-to-video task. No field is required (omit a field rather than send null); `model` defaults to the
+ * configured model. The rules that need the configuration (the model's duration, a public callback) are in
+ * VideoRequestRules.
+ */
+@CheckedBy(VideoRequestRules)
 export class CreateVideoTaskDto {
   /** @example 16:9 */
   @NotNullable()
