@@ -406,6 +406,10 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
         await t.http.get(path).set(admin.auth).expect(200);
       }
       expect((await t.http.get(`/nodes?node_id=${f.nodeId}`).expect(200)).body.nodes).toEqual([]);
+      // Its members may still read why: the versions' review records (every decision is explained to the publisher).
+      const reviewPath = `/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0/review`;
+      expect((await t.http.get(reviewPath).set(f.member.auth).expect(200)).body.status).toBe('NodeVersionStatusActive');
+      await t.http.get(reviewPath).set((await t.createUser()).auth).expect(403);
     });
 
     it('a ban lifted by an admin leaves no reason behind: a new status without a reason clears the old one', async () => {
@@ -430,6 +434,7 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
 
     it('a banned publisher: all its nodes banned, its members refused on its routes', async () => {
       const f = await createPublisherWithNode(t);
+      await addVersions(t, f, '1.0.0');
       await t.http.post(`/publishers/${f.publisherId}/ban`).set(f.owner.auth).expect(403);
       await t.http.post(`/publishers/${f.publisherId}/ban`).set(admin.auth).expect(204);
       expect((await t.http.get(`/nodes/${f.nodeId}`).expect(403)).body.message).toBe('node banned');

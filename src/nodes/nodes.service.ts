@@ -607,10 +607,13 @@ export class NodesService implements OnModuleInit {
   /**
    * A version of the publisher's node, in any status, for a read that only
    * its members and admins may make (its review record, which says why it
-   * was banned or deleted too): lockPublisherNode's checks, without a lock.
+   * was banned or deleted too): lockPublisherNode's checks, without a lock,
+   * and a banned node's members may read it (every decision is explained
+   * to the publisher; a banned publisher's members are still refused).
    */
   async memberVersion(caller: Principal, publisherId: string, nodeId: string, versionId: string): Promise<NodeVersionEntity> {
-    const node = await this.publisherNode(this.tx.reads, caller, publisherId, nodeId, {});
+    const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
+    const node = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found, { bannedReadable: true });
     const version = await this.nodes.findVersion(this.tx.reads, node.id, versionId);
     if (!version) throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
     return version;
@@ -727,6 +730,7 @@ export class NodesService implements OnModuleInit {
     publisherId: string,
     nodeId: string,
     found: { node: N; role: PublisherRole | null } | null,
+    { bannedReadable = false } = {},
   ): Promise<N> {
     if (!found || found.node.publisherId !== publisherId) {
       // As precise as when the publisher is checked first: 404 for an unknown publisher, 403 for one the caller may not manage.
@@ -738,7 +742,7 @@ export class NodesService implements OnModuleInit {
     if (node.status === 'NodeStatusDeleted' && !caller.isAdmin) {
       throw new NotFoundException(`node '${nodeId}' not found for publisher '${publisherId}'`);
     }
-    if (node.status === 'NodeStatusBanned' && !caller.isAdmin) {
+    if (node.status === 'NodeStatusBanned' && !caller.isAdmin && !bannedReadable) {
       throw new ForbiddenException(`node '${node.id}' is banned`);
     }
     return node;
