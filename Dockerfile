@@ -18,14 +18,16 @@ RUN npm run build && npm prune --omit=dev
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000 \
-    DATABASE_URL=sqlite:/data/registry.db
+    DATABASE_URL=sqlite:/data/registry.db \
+    STORAGE_DIR=/data/archives
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
-# SQLite lives here; set DATABASE_URL=postgres://... to use PostgreSQL instead.
+# SQLite and the stored archives and video results live here (the only place the node user may write);
+# set DATABASE_URL=postgres://... to use PostgreSQL instead.
 VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
