@@ -24,7 +24,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-RUN mkdir -p /data && chown node:node /data
+# /data/archives too, so that a named volume mounted there (docker-compose.yml) starts owned by node.
+RUN mkdir -p /data/archives && chown -R node:node /data
 USER node
 # SQLite and the stored archives and video results live here (the only place the node user may write);
 # set DATABASE_URL=postgres://... to use PostgreSQL instead.

@@ -95,19 +95,21 @@ describe('Catalog search and ordering on indexes (docs/api-rules.md §3, §7)', 
     }
   });
 
+  // Each name is found by every term beside it, by search and by relevance. toLowerCase makes a word's last Σ a ς
+  // and PostgreSQL's LOWER keeps a written ς, so a folding done apart on each side (the term in JavaScript, or
+  // each by its database's LOWER) missed one spelling or another; İ folds differently on each database, so only
+  // the name itself is asked there.
   it.each([
-    ['a final sigma', 'ΟΔΗΓΟΣ'],
-    ['a dotted capital I', 'İZMİR'],
-  ])('finds a node by its own name when the name holds %s, as stored and upper-cased, by search and relevance', async (_, word) => {
-    // toLowerCase folds these letters by context or into two characters, where PostgreSQL's LOWER folds
-    // each alone; a term folded in JavaScript missed the very name it was typed from.
-    const name = `${word} ${tag}x`;
-    const f = await createPublisherWithNode(t, { name });
-    for (const term of [name, name.toUpperCase(), `${word} ${tag}`]) {
-      const found = await t.http.get(`/nodes?search=${encodeURIComponent(term)}&limit=100`).expect(200);
-      expect({ term, ids: found.body.nodes.map((node: ListedNode) => node.id) }).toEqual({ term, ids: [f.nodeId] });
-      const ranked = await t.http.get(`/nodes/search?search=${encodeURIComponent(term)}&limit=100`).expect(200);
-      expect({ term, ids: ranked.body.nodes.map((node: ListedNode) => node.id) }).toEqual({ term, ids: [f.nodeId] });
+    ['Ελληνικός', ['Ελληνικός', 'ΕΛΛΗΝΙΚΌΣ', 'ελληνικόσ', 'ΕΛΛΗΝΙΚ']],
+    ['ΟΔΗΓΟΣΤΗΣ', ['ΟΔΗΓΟΣΤΗΣ', 'οδηγοστης', 'ΟΔΗΓΟΣ', 'οδηγος', 'οδηγοσ']],
+    ['İZMİR', ['İZMİR']],
+  ])('finds %s by each spelling of it', async (word, terms) => {
+    const f = await createPublisherWithNode(t, { name: `${word} ${tag}x` });
+    for (const term of terms) {
+      const search = encodeURIComponent(`${term}`);
+      const found = await t.http.get(`/nodes?search=${search}&limit=100`).expect(200);
+      const ranked = await t.http.get(`/nodes/search?search=${search}&limit=100`).expect(200);
+      expect({ term, ids: found.body.nodes.map((node: ListedNode) => node.id), ranked: ranked.body.nodes[0]?.id }).toEqual({ term, ids: [f.nodeId], ranked: f.nodeId });
     }
   });
 

@@ -4,7 +4,7 @@ import { ArchivesEnvironment } from '../src/archives/archives.config';
 import { validateEnvironment, validateVariables } from '../src/config/environment';
 
 /** The last stage of the Dockerfile (the image that runs): its ENV variables, VOLUMEs, USER and WORKDIR. */
-function runtimeStage(): { env: Record<string, string>; volumes: string[]; user?: string; workdir?: string } {
+function runtimeStage(): { env: Record<string, string>; volumes: string[]; runs: string[]; user?: string; workdir?: string } {
   // Continuation lines joined, comments dropped.
   const lines = readFileSync(join(__dirname, '..', 'Dockerfile'), 'utf8')
     .replace(/\\\n\s*/g, ' ')
@@ -16,7 +16,7 @@ function runtimeStage(): { env: Record<string, string>; volumes: string[]; user?
     instruction('ENV').flatMap((pairs) => [...pairs.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value])),
   );
   const volumes = instruction('VOLUME').flatMap((value) => JSON.parse(value) as string[]);
-  return { env, volumes, user: instruction('USER').at(-1), workdir: instruction('WORKDIR').at(-1) };
+  return { env, volumes, runs: instruction('RUN'), user: instruction('USER').at(-1), workdir: instruction('WORKDIR').at(-1) };
 }
 
 /**
@@ -27,7 +27,7 @@ function runtimeStage(): { env: Record<string, string>; volumes: string[]; user?
  * ./data/archives, under the root-owned /app: the first publish failed.
  */
 describe('The Dockerfile', () => {
-  const { env, volumes, user, workdir } = runtimeStage();
+  const { env, volumes, runs, user, workdir } = runtimeStage();
   const underVolume = (path: string) => volumes.some((volume) => !relative(volume, path).startsWith('..') && !isAbsolute(relative(volume, path)));
   const resolved = (path: string) => (isAbsolute(path) ? path : join(workdir ?? '/', path));
 
@@ -43,6 +43,12 @@ describe('The Dockerfile', () => {
       storage: resolved(validateVariables(ArchivesEnvironment, env).STORAGE_DIR),
     };
     expect(Object.entries(written).filter(([, path]) => !underVolume(path))).toEqual([]);
+  });
+
+  it('creates the storage directory owned by that user, so a named volume mounted on it (docker-compose.yml) is writable', () => {
+    const storage = resolved(validateVariables(ArchivesEnvironment, env).STORAGE_DIR);
+    expect(runs).toContainEqual(`mkdir -p ${storage} && chown -R ${user}:${user} ${volumes[0]}`);
+    expect(readFileSync(join(__dirname, '..', 'docker-compose.yml'), 'utf8')).toContain(`STORAGE_DIR: ${storage}`);
   });
 
 });

@@ -442,6 +442,9 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id: `${f.nodeId}-2`, name: 'More' }).expect(403);
       // Its own read too, for its members (it showed them their members' e-mails); anyone else reads it as before.
       expect((await t.http.get(`/publishers/${f.publisherId}`).set(f.owner.auth).expect(403)).body.message).toBe('publisher banned');
+      // Its nodes' review records too (a banned node's alone stays readable to its members).
+      const review = await t.http.get(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0/review`).set(f.member.auth).expect(403);
+      expect(review.body.message).toBe('publisher banned');
       expect((await t.http.get(`/publishers/${f.publisherId}`).expect(200)).body.status).toBe('PublisherStatusBanned');
       await t.http.get(`/publishers/${f.publisherId}`).set(admin.auth).expect(200);
       // A node an admin adds to it later is banned as the others are, however it is added.

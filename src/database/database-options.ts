@@ -17,6 +17,7 @@ import { EarlyUpstreamStatusEntity } from '../video-proxy/entities/early-upstrea
 import { VideoTaskEntity } from '../video-proxy/entities/video-task.entity';
 import { VideoResultEntity } from '../video-proxy/entities/video-result.entity';
 import { DatabaseTarget } from './database-url';
+import { FOLD_CASE_SQL, foldCase } from './fold-case';
 import { SigningKeyEntity } from './signing-keys';
 import { CatalogCountEntity } from '../nodes/entities/catalog-count.entity';
 import { ComfyNodeEntity } from '../nodes/comfy-nodes/entities/comfy-node.entity';
@@ -107,10 +108,12 @@ export function buildDataSourceOptions(target: DatabaseTarget, extensions: Schem
       // its pages of 1,000 cost 15-17 ms instead of 18-30.
       db.pragma('mmap_size = 1073741824');
       beginTransactionsImmediate(db);
-      // SQLite's built-in lower() folds only ASCII; PostgreSQL's folds all of Unicode. Same answers on both.
+      // SQLite's built-in lower() folds only ASCII; PostgreSQL's folds all of Unicode.
       db.function('lower', { deterministic: true }, (value: unknown) =>
         typeof value === 'string' ? value.toLowerCase() : value,
       );
+      // The search's folding (PostgreSQL has it from a migration).
+      db.function(FOLD_CASE_SQL, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? foldCase(value) : value));
     },
   };
 }

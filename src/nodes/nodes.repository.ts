@@ -7,6 +7,7 @@ import { NodeEntity, NodeStatus } from './entities/node.entity';
 import { CatalogSortField, CatalogSortKey } from './catalog-sort';
 import type { ArchiveReviewJob } from './review/archive-review';
 import { CatalogSearch } from './search/catalog-search';
+import { FOLD_CASE_SQL } from '../database/fold-case';
 import { containsIgnoringCase, containsPattern } from './search/search-sql';
 import { SUPPORTS_EVERY_PLATFORM } from './compatibility/platforms';
 
@@ -471,16 +472,16 @@ const separatorsToSpaces = (sql: string) => WORD_SEPARATORS.reduce((expr, separa
  * the term, the name starts with it, a word of the name (after a space or
  * punctuation) does, anything else.
  */
-const RELEVANCE_RANK = `CASE WHEN node.normalized_id = :relevanceId OR LOWER(node.name) = LOWER(:relevanceName) THEN 0
-    WHEN LOWER(node.name) LIKE LOWER(:relevancePrefix) ESCAPE '!' THEN 1
-    WHEN ${separatorsToSpaces('LOWER(node.name)')} LIKE LOWER(:relevanceWord) ESCAPE '!' THEN 2
+const RELEVANCE_RANK = `CASE WHEN node.normalized_id = :relevanceId OR ${FOLD_CASE_SQL}(node.name) = ${FOLD_CASE_SQL}(:relevanceName) THEN 0
+    WHEN ${FOLD_CASE_SQL}(node.name) LIKE ${FOLD_CASE_SQL}(:relevancePrefix) ESCAPE '!' THEN 1
+    WHEN ${separatorsToSpaces(`${FOLD_CASE_SQL}(node.name)`)} LIKE ${FOLD_CASE_SQL}(:relevanceWord) ESCAPE '!' THEN 2
     ELSE 3 END`;
 
 /** RELEVANCE_RANK's parameters for a term. */
 function relevanceParameters(term: string): Record<string, string> {
   const withSpaces = WORD_SEPARATORS.reduce((text, separator) => text.replaceAll(separator, ' '), term);
   return {
-    // An id's lower-cased form is kept as toLowerCase makes it (normalizedId); a name is folded by the database.
+    // An id is kept lower-cased by toLowerCase (normalizedId; ids are ASCII); a name is folded by the database.
     relevanceId: term.toLowerCase(),
     relevanceName: term,
     relevancePrefix: containsPattern(term).slice(1),

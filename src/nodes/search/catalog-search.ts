@@ -1,5 +1,6 @@
 import { Provider } from '@nestjs/common';
 import { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { foldCase } from '../../database/fold-case';
 import { containsIgnoringCase, containsPattern, searchCondition, searchIndexQuery } from './search-sql';
 
 /**
@@ -19,7 +20,7 @@ export abstract class CatalogSearch {
    * §9.2). The same on both databases but for the index that finds them.
    */
   closeTo<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string): SelectQueryBuilder<T> {
-    const trigrams = trigramsOf(term.toLowerCase());
+    const trigrams = trigramsOf(foldCase(term));
     if (trigrams.length === 0) return query.andWhere('1 = 0');
     const holds = trigrams.map((_, i) => `(${containsIgnoringCase(`${alias}.id`, `closeTrigram${i}`)} OR ${containsIgnoringCase(`${alias}.name`, `closeTrigram${i}`)})`);
     this.narrowToTrigrams(query, alias, trigrams);

@@ -1,3 +1,5 @@
+import { FOLD_CASE_SQL } from '../../database/fold-case';
+
 /**
  * The SQL of a catalog search (docs/api-rules.md §3: a case-insensitive substring of
  * id, name, description or author), as both databases run it. The LIKEs
@@ -20,23 +22,23 @@ export function containsPattern(text: string): string {
 
 /**
  * `column` holds the pattern in `parameter` (from containsPattern), ignoring
- * case. The database folds both sides with one function: folded in
- * JavaScript, a term could differ from the database's folding of the very
- * text it was typed from (PostgreSQL's LOWER makes every Σ a σ and İ an i,
- * where toLowerCase makes a word's last Σ a ς and İ an i + U+0307), and a
- * node was not found by its own name.
+ * case: the database folds both sides with `fold_case` (src/database/fold-case.ts),
+ * one function for the term and the text it was typed from. Folded in
+ * JavaScript, a term differed from PostgreSQL's folding of the same text
+ * (İ, a final sigma), and a node was not found by its own name.
  */
-export const containsIgnoringCase = (column: string, parameter: string) => `LOWER(${column}) LIKE LOWER(:${parameter}) ESCAPE '!'`;
+export const containsIgnoringCase = (column: string, parameter: string) =>
+  `${FOLD_CASE_SQL}(${column}) LIKE ${FOLD_CASE_SQL}(:${parameter}) ESCAPE '!'`;
 
-/** The search predicate (docs/api-rules.md §3): the column, lower-cased, contains the term. */
+/** The search predicate (docs/api-rules.md §3): the column, case folded, contains the term. */
 const containsLowered = (column: string) => containsIgnoringCase(column, 'pattern');
 
 /**
  * The same predicate on SQLite for a term of ASCII characters only, without
- * calling the JavaScript `lower()` (registered in database-options.ts, as
- * SQLite's own folds only ASCII) on every row a search reads.
- * SQLite's own LIKE folds ASCII letters exactly as toLowerCase does, and a
- * match of an ASCII term is all ASCII characters; toLowerCase turns only
+ * calling the JavaScript `fold_case()` (registered in database-options.ts)
+ * on every row a search reads.
+ * SQLite's own LIKE folds ASCII letters exactly as fold_case does, and a
+ * match of an ASCII term is all ASCII characters; fold_case turns only
  * two other characters into ASCII ones (checked over all of Unicode), so a
  * column holding one of them goes through `lower()` where the term can
  * match what it becomes: U+212A KELVIN SIGN becomes `k`, which a term with
