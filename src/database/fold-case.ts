@@ -7,7 +7,7 @@
  *
  * SQL calls it `fold_case(text)`: on SQLite this function, registered on
  * each connection (database-options.ts); on PostgreSQL a SQL function of the
- * same folding (`translate(lower(...), 'ς', 'σ')`, migration
+ * same folding (`replace(lower(...), 'ς', 'σ')`, migration
  * `1766400000000-case-folding`), which the search's trigram indexes are on.
  */
 export function foldCase(text: string): string {
