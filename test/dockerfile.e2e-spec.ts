@@ -30,6 +30,7 @@ describe('The Dockerfile', () => {
   const { env, volumes, runs, user, workdir } = runtimeStage();
   const underVolume = (path: string) => volumes.some((volume) => !relative(volume, path).startsWith('..') && !isAbsolute(relative(volume, path)));
   const resolved = (path: string) => (isAbsolute(path) ? path : join(workdir ?? '/', path));
+  const storage = resolved(validateVariables(ArchivesEnvironment, env).STORAGE_DIR);
 
   it('runs as a non-root user with a volume', () => {
     expect(user).toBe('node');
@@ -40,15 +41,13 @@ describe('The Dockerfile', () => {
     const database = validateEnvironment(env).database;
     const written = {
       database: database.type === 'sqlite' ? resolved(database.path) : `not SQLite: ${database.type}`,
-      storage: resolved(validateVariables(ArchivesEnvironment, env).STORAGE_DIR),
+      storage,
     };
     expect(Object.entries(written).filter(([, path]) => !underVolume(path))).toEqual([]);
   });
 
   it('creates the storage directory owned by that user, so a named volume mounted on it (docker-compose.yml) is writable', () => {
-    const storage = resolved(validateVariables(ArchivesEnvironment, env).STORAGE_DIR);
     expect(runs).toContainEqual(`mkdir -p ${storage} && chown -R ${user}:${user} ${volumes[0]}`);
     expect(readFileSync(join(__dirname, '..', 'docker-compose.yml'), 'utf8')).toContain(`STORAGE_DIR: ${storage}`);
   });
-
 });

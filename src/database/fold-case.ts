@@ -16,3 +16,6 @@ export function foldCase(text: string): string {
 
 /** The SQL function name of foldCase on both databases. */
 export const FOLD_CASE_SQL = 'fold_case';
+
+/** `expression` (SQL), case folded by the database. */
+export const foldedSql = (expression: string) => `${FOLD_CASE_SQL}(${expression})`;

@@ -7,7 +7,7 @@ import { NodeEntity, NodeStatus } from './entities/node.entity';
 import { CatalogSortField, CatalogSortKey } from './catalog-sort';
 import type { ArchiveReviewJob } from './review/archive-review';
 import { CatalogSearch } from './search/catalog-search';
-import { FOLD_CASE_SQL } from '../database/fold-case';
+import { foldedSql } from '../database/fold-case';
 import { containsIgnoringCase, containsPattern } from './search/search-sql';
 import { SUPPORTS_EVERY_PLATFORM } from './compatibility/platforms';
 
@@ -472,9 +472,9 @@ const separatorsToSpaces = (sql: string) => WORD_SEPARATORS.reduce((expr, separa
  * the term, the name starts with it, a word of the name (after a space or
  * punctuation) does, anything else.
  */
-const RELEVANCE_RANK = `CASE WHEN node.normalized_id = :relevanceId OR ${FOLD_CASE_SQL}(node.name) = ${FOLD_CASE_SQL}(:relevanceName) THEN 0
-    WHEN ${FOLD_CASE_SQL}(node.name) LIKE ${FOLD_CASE_SQL}(:relevancePrefix) ESCAPE '!' THEN 1
-    WHEN ${separatorsToSpaces(`${FOLD_CASE_SQL}(node.name)`)} LIKE ${FOLD_CASE_SQL}(:relevanceWord) ESCAPE '!' THEN 2
+const RELEVANCE_RANK = `CASE WHEN node.normalized_id = :relevanceId OR ${foldedSql('node.name')} = ${foldedSql(':relevanceName')} THEN 0
+    WHEN ${foldedSql('node.name')} LIKE ${foldedSql(':relevancePrefix')} ESCAPE '!' THEN 1
+    WHEN ${separatorsToSpaces(foldedSql('node.name'))} LIKE ${foldedSql(':relevanceWord')} ESCAPE '!' THEN 2
     ELSE 3 END`;
 
 /** RELEVANCE_RANK's parameters for a term. */

@@ -1,4 +1,4 @@
-import { FOLD_CASE_SQL } from '../../database/fold-case';
+import { foldedSql } from '../../database/fold-case';
 
 /**
  * The SQL of a catalog search (docs/api-rules.md §3: a case-insensitive substring of
@@ -28,10 +28,10 @@ export function containsPattern(text: string): string {
  * (İ, a final sigma), and a node was not found by its own name.
  */
 export const containsIgnoringCase = (column: string, parameter: string) =>
-  `${FOLD_CASE_SQL}(${column}) LIKE ${FOLD_CASE_SQL}(:${parameter}) ESCAPE '!'`;
+  `${foldedSql(column)} LIKE ${foldedSql(`:${parameter}`)} ESCAPE '!'`;
 
 /** The search predicate (docs/api-rules.md §3): the column, case folded, contains the term. */
-const containsLowered = (column: string) => containsIgnoringCase(column, 'pattern');
+const containsFolded = (column: string) => containsIgnoringCase(column, 'pattern');
 
 /**
  * The same predicate on SQLite for a term of ASCII characters only, without
@@ -52,12 +52,12 @@ function containsAsciiOnSqlite(term: string): (column: string) => string {
   const folding = [...(lowered.includes('k') ? ['\u212a'] : []), ...(lowered.endsWith('i') ? ['\u0130'] : [])];
   if (folding.length === 0) return (column) => `${column} LIKE :pattern ESCAPE '!'`;
   const holdsFolding = (column: string) => folding.map((character) => `instr(${column}, '${character}')`).join(' OR ');
-  return (column) => `(${column} LIKE :pattern ESCAPE '!' OR ((${holdsFolding(column)}) AND ${containsLowered(column)}))`;
+  return (column) => `(${column} LIKE :pattern ESCAPE '!' OR ((${holdsFolding(column)}) AND ${containsFolded(column)}))`;
 }
 
 /** The search's condition over the node columns of `alias` (parameter `:pattern`, from containsPattern). */
 export function searchCondition(term: string, sqlite: boolean, alias: string): string {
-  const contains = sqlite && ASCII.test(term) ? containsAsciiOnSqlite(term) : containsLowered;
+  const contains = sqlite && ASCII.test(term) ? containsAsciiOnSqlite(term) : containsFolded;
   return `(${SEARCHED_COLUMNS.map((column) => contains(`${alias}.${column}`)).join(' OR ')})`;
 }
 
