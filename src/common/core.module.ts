@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { AccessGuard } from '../auth/access.guard';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { JsonBodyInterceptor } from './http/json-body.interceptor';
@@ -7,6 +7,7 @@ import { ReadCacheModule } from './http/read-cache.module';
 import { RateLimitGuard, RateLimitModule } from './http/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
 import { LoggingModule } from './logging/logging.module';
+import { BodyRulesCheck } from './validation/body-rules-check';
 import { StrictValidationPipe } from './validation/validation.pipe';
 
 /**
@@ -16,7 +17,7 @@ import { StrictValidationPipe } from './validation/validation.pipe';
  */
 @Global()
 @Module({
-  imports: [LoggingModule, RedisModule, RateLimitModule, ReadCacheModule],
+  imports: [DiscoveryModule, LoggingModule, RedisModule, RateLimitModule, ReadCacheModule],
   providers: [
     // Global guards run in the order they are registered, which across modules depends on how Nest
     // scans them; listed here, rate limiting comes first, so an anonymous flood is throttled before
@@ -27,6 +28,7 @@ import { StrictValidationPipe } from './validation/validation.pipe';
     { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
     { provide: APP_FILTER, useClass: HttpErrorFilter },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
+    BodyRulesCheck,
   ],
 })
 export class CoreModule {}
