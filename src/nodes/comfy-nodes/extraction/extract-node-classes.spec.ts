@@ -290,6 +290,33 @@ class MetalNode:
     expect(await extractNodeClasses(archive(deflated))).toStrictEqual({ status: 'success', classes: [{ name: 'Twin', category: 'first' }] });
   });
 
+  it('takes a mapped class from the module it was imported from, when two modules define one of that name', async () => {
+    const twins = {
+      'p/__init__.py': [
+        'from .first import Twin as FirstTwin',
+        'from .second import Twin as SecondTwin',
+        'from .nodes import deeper',
+        'from . import second',
+        'NODE_CLASS_MAPPINGS = {"One": FirstTwin, "Two": SecondTwin, "Deep": deeper.Twin, "Dotted": second.Twin}',
+      ].join('\n'),
+      'p/first.py': 'class Twin:\n    CATEGORY = "first"\n',
+      'p/second.py': 'class Twin:\n    CATEGORY = "second"\n',
+      'p/nodes/__init__.py': '',
+      'p/nodes/deeper.py': 'from ..first import Twin as Base\nclass Twin(Base):\n    CATEGORY = "deeper"\n',
+      'p/own.py': 'class Twin:\n    CATEGORY = "own"\nNODE_CLASS_MAPPINGS = {"Own": Twin}\n',
+    };
+    expect(await extract(twins)).toStrictEqual({
+      status: 'success',
+      classes: [
+        { name: 'Deep', category: 'deeper' },
+        { name: 'Dotted', category: 'second' },
+        { name: 'One', category: 'first' },
+        { name: 'Own', category: 'own' },
+        { name: 'Two', category: 'second' },
+      ],
+    });
+  });
+
   it('gives the same results to extractions running at once', async () => {
     const path = archive(makeZip({ 'essentials/__init__.py': INIT, 'essentials/nodes/image.py': IMAGE_NODES, 'essentials/nodes/masks.py': MASK_NODES }));
     const [one, two] = await Promise.all([extractNodeClasses(path), extractNodeClasses(path)]);

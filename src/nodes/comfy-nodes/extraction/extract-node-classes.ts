@@ -1,4 +1,5 @@
-import { ClassAttributes, ModuleFacts, readModuleFacts } from './module-facts';
+import { posix } from 'node:path';
+import { ClassAttributes, ClassReference, ModuleFacts, readModuleFacts } from './module-facts';
 import { Notes } from './notes';
 import { NotParsed, PythonParser, pythonParser } from './python-parser';
 import { pythonSources } from './python-sources';
@@ -54,6 +55,44 @@ function nodeClass(name: string, attributes: ClassAttributes = {}, displayName?:
   return shown === undefined ? { name, ...rest } : { name, ...rest, description: shown };
 }
 
+/** The classes a pack defines, by file and by name. */
+class PackClasses {
+  private readonly byFile = new Map<string, Map<string, ClassAttributes>>();
+  private readonly firstByName = new Map<string, ClassAttributes>();
+
+  add(file: string, classes: ModuleFacts['classes']): void {
+    const own = new Map<string, ClassAttributes>();
+    for (const [className, attributes] of classes) {
+      if (!own.has(className)) own.set(className, attributes);
+      if (!this.firstByName.has(className)) this.firstByName.set(className, attributes);
+    }
+    this.byFile.set(file, own);
+  }
+
+  /** The class `reference` names from the module `file`: see extractNodeClasses. */
+  find(reference: ClassReference, file: string): ClassAttributes | undefined {
+    const modules = reference.from === undefined ? [file] : modulePaths(reference.from, file);
+    for (const module of modules) {
+      const attributes = this.byFile.get(module)?.get(reference.name);
+      if (attributes) return attributes;
+    }
+    return this.firstByName.get(reference.name);
+  }
+}
+
+/**
+ * The files a relative import in `file` can load: `.a.b` in `p/__init__.py` is `p/a/b.py` or
+ * `p/a/b/__init__.py`; each further leading dot is a package up. None for an absolute import (the
+ * pack's own package name is whatever folder it is installed in).
+ */
+function modulePaths(from: string, file: string): string[] {
+  const dots = /^\.*/.exec(from)?.[0].length ?? 0;
+  if (dots === 0) return [];
+  const rest = from.slice(dots).split('.').filter(Boolean);
+  const base = posix.join(posix.dirname(file), ...Array<string>(dots - 1).fill('..'), ...rest);
+  return rest.length === 0 ? [posix.join(base, '__init__.py')] : [`${base}.py`, posix.join(base, '__init__.py')];
+}
+
 /** The module's facts, noting what of it could not be read; undefined when it was not parsed. */
 function readNoting(parser: PythonParser, name: string, text: string, notes: Notes): ModuleFacts | undefined {
   let facts: ModuleFacts;
@@ -72,8 +111,9 @@ function readNoting(parser: PythonParser, name: string, text: string, notes: Not
 /**
  * The node classes a ComfyUI pack's zip declares, read from its Python sources with tree-sitter,
  * across all its .py files (packs map names in __init__.py to classes defined in other modules).
- * A mapping key assigned twice keeps its last value, as in Python; a class name defined twice
- * keeps its first definition in archive order.
+ * A mapping key assigned twice keeps its last value, as in Python. A mapped class is looked for in
+ * the module it was imported from (a relative import), or in the mapping's own module; found in
+ * neither (an absolute import, a re-export), it is the first class of that name in archive order.
  *
  * Never rejects because of the archive's content: an unreadable zip, bad Python, limits crossed -> a
  * result (status 'failed' when no class found). Rejects only on I/O errors of the file itself.
@@ -87,9 +127,9 @@ export async function extractNodeClasses(zipPath: string, limits: Partial<Extrac
   };
   const deadline = performance.now() + EXTRACTION_BUDGET_MS;
   const notes = new Notes();
-  const mappings = new Map<string, string | undefined>();
+  const mappings = new Map<string, { reference?: ClassReference; file: string }>();
   const displayNames = new Map<string, string>();
-  const classes = new Map<string, ClassAttributes>();
+  const classes = new PackClasses();
   let files = 0;
   for await (const { name, text } of pythonSources(zipPath, within, notes)) {
     files += 1;
@@ -101,13 +141,13 @@ export async function extractNodeClasses(zipPath: string, limits: Partial<Extrac
     }
     const facts = readNoting(parser, name, text, notes);
     if (facts === undefined) continue;
-    for (const [key, className] of facts.classMappings) mappings.set(key, className);
+    for (const [key, reference] of facts.classMappings) mappings.set(key, { reference, file: name });
     for (const [key, displayName] of facts.displayNames) displayNames.set(key, displayName);
-    for (const [className, attributes] of facts.classes) if (!classes.has(className)) classes.set(className, attributes);
+    classes.add(name, facts.classes);
   }
   const found = [...mappings.keys()].sort().map((name) => {
-    const className = mappings.get(name);
-    return nodeClass(name, className === undefined ? undefined : classes.get(className), displayNames.get(name));
+    const { reference, file } = mappings.get(name) ?? { file: '' };
+    return nodeClass(name, reference === undefined ? undefined : classes.find(reference, file), displayNames.get(name));
   });
   if (found.length === 0) {
     const why = files === 0 ? 'no .py file read' : 'no NODE_CLASS_MAPPINGS with literal keys found';

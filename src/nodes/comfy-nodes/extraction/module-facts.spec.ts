@@ -80,12 +80,12 @@ continued''',
       'from .late import Late as L',
     ].join('\n');
     expect((await facts(source)).classMappings).toStrictEqual([
-      ['WithAlias', 'Thing'],
-      ['Plain', 'Other'],
-      ['Tried', 'Spare'],
-      // impl.T is the attribute T of impl, not the alias.
-      ['Dotted', 'T'],
-      ['Early', 'L'],
+      ['WithAlias', { name: 'Thing', from: '.impl' }],
+      ['Plain', { name: 'Other', from: '.impl' }],
+      ['Tried', { name: 'Spare', from: '.more' }],
+      // impl.T is the attribute T of impl (not imported here), not the alias.
+      ['Dotted', { name: 'T' }],
+      ['Early', { name: 'L' }],
     ]);
   });
 
@@ -103,10 +103,30 @@ continued''',
       'NODE_CLASS_MAPPINGS = {"L": LegacyLoader, "X": F, "Y": B, "Z": Z}',
     ].join('\n');
     expect((await facts(source)).classMappings).toStrictEqual([
-      ['L', 'LegacyLoader'],
-      ['X', 'F'],
-      ['Y', 'B'],
-      ['Z', 'Z'],
+      ['L', { name: 'LegacyLoader' }],
+      ['X', { name: 'F', from: '.b' }],
+      ['Y', { name: 'B' }],
+      ['Z', { name: 'Z' }],
+    ]);
+  });
+
+  it('names the module a class or its module was imported from', async () => {
+    const source = [
+      'from . import nodes',
+      'from .pkg import mod',
+      'import tools.more as more',
+      'from ..up import Far',
+      'class Here:',
+      '    pass',
+      'NODE_CLASS_MAPPINGS = {"A": nodes.Foo, "B": mod.Bar, "C": more.Baz, "D": Far, "E": Here, "F": unknown.Qux}',
+    ].join('\n');
+    expect((await facts(source)).classMappings).toStrictEqual([
+      ['A', { name: 'Foo', from: '.nodes' }],
+      ['B', { name: 'Bar', from: '.pkg.mod' }],
+      ['C', { name: 'Baz', from: 'tools.more' }],
+      ['D', { name: 'Far', from: '..up' }],
+      ['E', { name: 'Here' }],
+      ['F', { name: 'Qux' }],
     ]);
   });
 

@@ -9,6 +9,21 @@ export type ClassAttributes = Omit<ExtractedNodeClass, 'name'>;
 export type MappingName = 'NODE_CLASS_MAPPINGS' | 'NODE_DISPLAY_NAME_MAPPINGS';
 
 /**
+ * The class a mapping's value names: its name where it is defined and, when
+ * the module got it by an import, the module imported from as written
+ * (`.nodes.image`, `..impl`, `pkg.mod`); without `from`, a class of this
+ * module or of no import it can see.
+ */
+export interface ClassReference {
+  name: string;
+  from?: string;
+}
+
+/** What a module-level name is bound to by the imports read so far: a class of another module, or a module. */
+type Binding = { kind: 'class'; reference: ClassReference } | { kind: 'module'; module: string };
+type Bindings = Map<string, Binding>;
+
+/**
  * What one Python module says when imported, read from its syntax tree without running it: its
  * module-level statements, also within if/try/with/for blocks, and its class bodies; not what its
  * functions would do if called.
@@ -18,7 +33,7 @@ export interface ModuleFacts {
    * NODE_CLASS_MAPPINGS's literal keys, each with the class its value names (`Foo` or `module.Foo`), if it names
    * one; a name imported under an alias (`from .x import Foo as F`) is the class's own name.
    */
-  classMappings: [key: string, className: string | undefined][];
+  classMappings: [key: string, reference: ClassReference | undefined][];
   /** NODE_DISPLAY_NAME_MAPPINGS's literal keys whose values are literal strings. */
   displayNames: [key: string, displayName: string][];
   /** Every class defined by those statements, with the attributes its body assigns as literals. */
@@ -122,20 +137,36 @@ function mappingEntries(expression: Node, skipped: Node[]): { mapping: MappingNa
   return { mapping: item, entries: key === undefined ? [] : [[key, right]] };
 }
 
-/** `Foo` and `module.Foo` name the class Foo; so does `F` after `from m import Foo as F`. */
-function className(value: Node, aliases: Map<string, string>): string | undefined {
-  if (value.type === 'identifier') return aliases.get(value.text) ?? value.text;
-  return value.type === 'attribute' ? value.childForFieldName('attribute')?.text : undefined;
+/**
+ * `Foo` and `module.Foo` name the class Foo; so does `F` after `from m import Foo as F`. Where the
+ * name or the module came from an import, so does the class.
+ */
+function classReference(value: Node, bindings: Bindings): ClassReference | undefined {
+  if (value.type === 'identifier') {
+    const bound = bindings.get(value.text);
+    return bound?.kind === 'class' ? bound.reference : { name: value.text };
+  }
+  const name = value.type === 'attribute' ? value.childForFieldName('attribute')?.text : undefined;
+  if (name === undefined) return undefined;
+  const object = value.childForFieldName('object');
+  const bound = object?.type === 'identifier' ? bindings.get(object.text) : undefined;
+  if (bound?.kind === 'module') return { name, from: bound.module };
+  // `from . import nodes` then `nodes.Foo`: the submodule nodes of the package `.`.
+  if (bound?.kind === 'class') return { name, from: submodule(bound.reference.from ?? '', bound.reference.name) };
+  return { name };
 }
 
-function readExpression(expression: Node, facts: ModuleFacts, aliases: Map<string, string>): void {
+/** The module `name` of the package `module` as an import would write it: `.` + `nodes` is `.nodes`, `.a` + `b` is `.a.b`. */
+const submodule = (module: string, name: string) => (module.endsWith('.') ? `${module}${name}` : `${module}.${name}`);
+
+function readExpression(expression: Node, facts: ModuleFacts, bindings: Bindings): void {
   const skipped: Node[] = [];
   const found = mappingEntries(expression, skipped);
   if (found === undefined) return;
   const { mapping, entries } = found;
   for (const [key, value] of entries) {
     if (mapping === 'NODE_CLASS_MAPPINGS') {
-      facts.classMappings.push([key, className(value, aliases)]);
+      facts.classMappings.push([key, classReference(value, bindings)]);
       continue;
     }
     const displayName = stringLiteral(value);
@@ -152,44 +183,48 @@ function readClass(definition: Node, facts: ModuleFacts): void {
 }
 
 /**
- * `from m import Foo as F`: F names Foo in the statements that follow (Python binds a name before its
- * use), until F is bound again (`from m import F`, `import F`, `class F`, `def F`, `F = …`).
+ * What an import binds, for the statements that follow (Python binds a name before its use), until
+ * the name is bound again (`from m import F`, `import F`, `class F`, `def F`, `F = …`):
+ * `from m import Foo as F` binds F to the class Foo of m, `from m import Foo` Foo to that of m (or to
+ * the submodule `m.Foo`, when an attribute is read from it), `import a.b as m` m to the module a.b.
+ * `import a.b` binds a, which is not followed.
  */
-function readImports(statement: Node, aliases: Map<string, string>): void {
+function readImports(statement: Node, bindings: Bindings): void {
+  const from = statement.type === 'import_from_statement' ? statement.childForFieldName('module_name')?.text : undefined;
   for (const imported of statement.childrenForFieldName('name')) {
-    if (imported.type === 'aliased_import') {
-      const [name, alias] = [imported.childForFieldName('name')?.lastNamedChild, imported.childForFieldName('alias')];
-      if (!alias) continue;
-      // `import m as F` binds a module, no class.
-      if (name && statement.type === 'import_from_statement') aliases.set(alias.text, name.text);
-      else aliases.delete(alias.text);
-    } else {
-      // `from m import F` binds F; `import a.b` binds a.
-      const bound = statement.type === 'import_from_statement' ? imported.lastNamedChild : imported.firstNamedChild;
-      if (bound) aliases.delete(bound.text);
+    const [target, alias] =
+      imported.type === 'aliased_import' ? [imported.childForFieldName('name'), imported.childForFieldName('alias')] : [imported, null];
+    if (target === null) continue;
+    if (from === undefined) {
+      // `import a.b as m` binds the module a.b; `import a.b` binds a.
+      if (alias) bindings.set(alias.text, { kind: 'module', module: target.text });
+      else if (target.firstNamedChild) bindings.delete(target.firstNamedChild.text);
+      continue;
     }
+    const bound = alias ?? target.lastNamedChild;
+    if (bound) bindings.set(bound.text, { kind: 'class', reference: { name: target.text, from } });
   }
 }
 
-function readStatement(statement: Node, facts: ModuleFacts, aliases: Map<string, string>): void {
+function readStatement(statement: Node, facts: ModuleFacts, bindings: Bindings): void {
   if (statement.type === 'expression_statement') {
     const expression = statement.firstNamedChild;
-    if (expression !== null) readExpression(expression, facts, aliases);
+    if (expression !== null) readExpression(expression, facts, bindings);
     const target = expression?.type === 'assignment' ? expression.childForFieldName('left') : null;
-    if (target?.type === 'identifier') aliases.delete(target.text);
+    if (target?.type === 'identifier') bindings.delete(target.text);
   } else if (['class_definition', 'function_definition', 'decorated_definition'].includes(statement.type)) {
     const definition = statement.type === 'decorated_definition' ? statement.childForFieldName('definition') : statement;
     if (definition?.type === 'class_definition') readClass(definition, facts);
     const name = definition?.childForFieldName('name');
-    if (name) aliases.delete(name.text);
+    if (name) bindings.delete(name.text);
   } else if (statement.type === 'import_from_statement' || statement.type === 'import_statement') {
-    readImports(statement, aliases);
+    readImports(statement, bindings);
   } else {
     // if/try/with/for/while/match run their blocks on import: read those (elif, else, except,
     // finally and case clauses hold theirs), not their conditions.
     for (const part of statement.namedChildren) {
-      if (part.type === 'block') part.namedChildren.forEach((child) => readStatement(child, facts, aliases));
-      else if (part.type.endsWith('_clause')) readStatement(part, facts, aliases);
+      if (part.type === 'block') part.namedChildren.forEach((child) => readStatement(child, facts, bindings));
+      else if (part.type.endsWith('_clause')) readStatement(part, facts, bindings);
     }
   }
 }
@@ -210,8 +245,8 @@ function moduleFacts(root: Node): ModuleFacts {
   // Python would import nothing of a module with a syntax error, but tree-sitter's grammar may lag
   // the language, and the pack's other modules still load: keep what its well-formed statements say.
   if (root.hasError) facts.syntaxErrorLine = firstErrorLine(root);
-  const aliases = new Map<string, string>();
-  for (const statement of root.namedChildren) if (!statement.hasError) readStatement(statement, facts, aliases);
+  const bindings: Bindings = new Map();
+  for (const statement of root.namedChildren) if (!statement.hasError) readStatement(statement, facts, bindings);
   return facts;
 }
 
