@@ -127,8 +127,11 @@ describe('Video results kept (api-rules §4.4)', () => {
     await t.http.get(bare).set(other.auth).expect(403);
     await t.http.get(`${bare}?expires=${link.searchParams.get('expires')}&signature=forged`).expect(403);
     await t.http.get(`${bare}?expires=${Number(link.searchParams.get('expires')) + 1}&signature=${link.searchParams.get('signature')}`).expect(403);
-    // The link as given works; with another parameter it is 400, as on every route.
+    // The link as given works, also beside a stale or unknown token (the signature is the credential); with another
+    // parameter it is 400, as on every route.
     await t.http.get(pathOf(kept.stored_url ?? '')).expect(200);
+    await t.http.get(pathOf(kept.stored_url ?? '')).set('Authorization', 'Bearer nrt_unknown').expect(200);
+    await t.http.get(bare).set('Authorization', 'Bearer nrt_unknown').expect(403);
     await t.http.get(`${pathOf(kept.stored_url ?? '')}&t=1`).expect(400);
     const expired = await t.app.get(ResultLinks).sign(sha256(video), PUBLIC_BASE_URL, Date.now() - 700_000_000);
     expect((await t.http.get(pathOf(expired)).expect(403)).body.message).toBe('result link has expired');
@@ -137,6 +140,68 @@ describe('Video results kept (api-rules §4.4)', () => {
     expect(byOwner.headers['cache-control']).toBe('private, no-cache');
     await t.http.get(bare).set(admin.auth).expect(200);
     await t.http.get(`/proxy/video/results/${'0'.repeat(64)}`).set(admin.auth).expect(404);
+  });
+
+  it('keeps the creations of a success reported without them, once a later callback brings them', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    await upstreamCallback({ id: taskId, state: 'success' }).expect(204);
+    // Still none when asked: a success without creations shows an empty list.
+    upstream.taskStatus.set(taskId, { state: 'success' });
+    const early = (await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200)).body;
+    expect(early).toMatchObject({ state: 'success', creations: [] });
+
+    const made = creation(mp4(20_000), jpeg(2_000));
+    await upstreamCallback({ id: taskId, state: 'success', creations: [made] }).expect(204);
+    const [kept] = await settledCreations(user, taskId);
+    expect(kept).toMatchObject({ id: made.id, store_state: 'stored' });
+    expect((await t.http.get(`/users/me`).set(user.auth).expect(200)).body.credits).toBe(90);
+    // Settled now: a later report changes nothing, and a GET no longer asks the upstream.
+    await upstreamCallback({ id: taskId, state: 'success', creations: [creation(mp4(1_000), jpeg(1_000))] }).expect(204);
+    const asked = upstream.requests.length;
+    const again = (await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200)).body as { creations: Creation[] };
+    expect(again.creations.map((c) => c.id)).toStrictEqual([made.id]);
+    expect(upstream.requests).toHaveLength(asked);
+  });
+
+  it('asks the upstream for the creations of a task its create reply already called successful', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = `fake-done-${randomUUID()}`;
+    upstream.respondNext({ body: { task_id: taskId, state: 'success', credits: 10 } });
+    expect(await createTask(user)).toBe(taskId);
+    const made = creation(mp4(20_000), jpeg(2_000));
+    upstream.taskStatus.set(taskId, { state: 'success', creations: [made] });
+
+    const [kept] = await settledCreations(user, taskId);
+    expect(kept).toMatchObject({ id: made.id, store_state: 'stored' });
+    expect(upstream.requests.some((r) => r.method === 'GET' && r.path === `/ent/v2/tasks/${taskId}/creations`)).toBe(true);
+    expect((await t.http.get(`/users/me`).set(user.auth).expect(200)).body.credits).toBe(90);
+  });
+
+  it('records a success whose links run past 2 KB, with a repeated creation id and one too long to keep, and no cover', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    const video = mp4(20_000);
+    const made = creation(video, jpeg(2_000));
+    // A pre-signed CDN link: its token alone is longer than 2,048 characters.
+    const presigned = { ...made, url: `${made.url}?X-Amz-Security-Token=${'a'.repeat(2_100)}` };
+    const overlong = { id: 'c'.repeat(200), url: upstream.serveFile('overlong.mp4', mp4(5_000)) };
+    await upstreamCallback({ id: taskId, state: 'success', creations: [presigned, { ...made, url: `${made.url}?again=1` }, overlong] }).expect(204);
+
+    const creations = await settledCreations(user, taskId);
+    expect(creations.map((c) => c.id)).toStrictEqual([made.id, made.id, overlong.id]);
+    expect(creations[0]).toMatchObject({ url: presigned.url, store_state: 'stored' });
+    // The overlong id has no files kept, and no cover to show: the key is left out, not empty.
+    expect(creations[2]).toStrictEqual({ id: overlong.id, url: overlong.url });
+    const jobs = await t.dataSource.getRepository(VideoResultEntity).findBy({ taskId });
+    expect(jobs.map((job) => [job.creationId, job.kind, job.sourceUrl]).sort()).toStrictEqual(
+      [
+        [made.id, 'cover', made.cover_url],
+        [made.id, 'video', presigned.url],
+      ].sort(),
+    );
+    const res = await t.http.get(pathOf(creations[0].stored_url)).expect(200);
+    expect(Buffer.compare(res.body as Buffer, video)).toBe(0);
   });
 
   it('deletes results past the retention period: their links then answer 410', async () => {

@@ -12,7 +12,7 @@ import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { videoConfig, VideoConfig } from './video.config';
 import { VideoModel } from './video-models';
 import { VideoTasksRepository } from './video-tasks.repository';
-import { isTerminal, VideoTasksService } from './video-tasks.service';
+import { isSettled, VideoTasksService } from './video-tasks.service';
 import { nextStatusCheck } from './task-status-checks';
 
 type VideoRequest = CreateVideoTaskDto & { model: VideoModel };
@@ -150,8 +150,12 @@ export class VideoProxyService {
           idempotencyKeyId: claimId,
           createdAt: now,
           updatedAt: now,
-          // A running task is first asked about in the background after the shortest interval, unless that is off (TaskStatusPoller).
-          nextCheckAt: isTerminal(reply.state) || this.config.VIDEO_STATUS_POLL_MS === 0 ? null : nextStatusCheck(now, now, this.config.VIDEO_STATUS_POLL_MS),
+          // A task not settled (running, or a success whose creations the create reply lacks) is first asked about in the
+          // background after the shortest interval, unless that is off (TaskStatusPoller).
+          nextCheckAt:
+            isSettled({ state: reply.state, creations: null }) || this.config.VIDEO_STATUS_POLL_MS === 0
+              ? null
+              : nextStatusCheck(now, now, this.config.VIDEO_STATUS_POLL_MS),
         });
         if (failedAlready) {
           await this.credits.refund(manager, caller.id, settled, reply.task_id);

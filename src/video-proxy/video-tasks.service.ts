@@ -26,6 +26,21 @@ export function isTerminal(state: VideoTaskState): boolean {
   return PROGRESS[state] === 3;
 }
 
+/**
+ * A task the upstream reported successful without its creations (a create
+ * reply already `success`, a callback without them): it is still asked
+ * about, and a later report of the same success with its creations is
+ * applied, so its results are kept and its links shown.
+ */
+export function awaitsCreations(task: Pick<VideoTaskEntity, 'state' | 'creations'>): boolean {
+  return task.state === 'success' && task.creations === null;
+}
+
+/** Whether the upstream has nothing more to say about the task: it ended, with its creations if it succeeded. */
+export function isSettled(task: Pick<VideoTaskEntity, 'state' | 'creations'>): boolean {
+  return isTerminal(task.state) && !awaitsCreations(task);
+}
+
 export type UpdateOutcome = 'changed' | 'unchanged' | 'unknown-task';
 
 /** How long a state reported before its task was stored is kept for it: far longer than a create takes to commit. */
@@ -52,12 +67,12 @@ export class VideoTasksService {
 
   /**
    * The caller's task (admins see all; others get 404), refreshed from the
-   * upstream while it is running. `origin` (the request's) makes the links to
+   * upstream until it is settled. `origin` (the request's) makes the links to
    * kept results when PUBLIC_BASE_URL is unset.
    */
   async get(caller: Principal, taskId: string, origin: string): Promise<VideoTaskDto> {
     let task = await this.visibleTask(caller, taskId);
-    if (!isTerminal(task.state)) {
+    if (!isSettled(task)) {
       try {
         await this.applyUpstreamStatus(await this.upstream.queryTask(taskId));
         task = (await this.tasks.find(taskId)) ?? task;
@@ -173,13 +188,15 @@ export class VideoTasksService {
 
   /**
    * Applies a state reported by the upstream (poll or callback). Idempotent:
-   * a repeated or out-of-order report changes nothing.
+   * a repeated or out-of-order report changes nothing, but for the creations
+   * of a success that came without them (awaitsCreations).
    */
   applyUpstreamStatus(status: UpstreamTaskStatus): Promise<UpdateOutcome> {
     return this.tx.run(async (manager) => {
       const task = await this.tasks.find(status.taskId, manager, this.tx.lockForUpdate());
       if (!task) return 'unknown-task';
-      if (PROGRESS[status.state] <= PROGRESS[task.state]) return 'unchanged';
+      const bringsCreations = awaitsCreations(task) && status.state === 'success' && status.creations !== null;
+      if (!bringsCreations && PROGRESS[status.state] <= PROGRESS[task.state]) return 'unchanged';
       await this.moveTo(manager, task, { state: status.state, errCode: status.errCode, creations: status.creations });
       return 'changed';
     });
@@ -202,10 +219,11 @@ export class VideoTasksService {
   }
 
   /**
-   * Records a state change of a task read under its row lock. In the same
-   * transaction: a failed or canceled task is refunded exactly once, a
-   * successful one's files are queued to be kept, and the client's callback
-   * is queued in the outbox.
+   * Records a state change of a task read under its row lock (or a success's
+   * creations, which come as the same state again). In the same transaction:
+   * a failed or canceled task is refunded exactly once, a successful one's
+   * files are queued to be kept, and the client's callback is queued in the
+   * outbox.
    */
   private async moveTo(
     manager: EntityManager,
@@ -213,8 +231,8 @@ export class VideoTasksService {
     change: Pick<VideoTaskEntity, 'state' | 'errCode' | 'creations'>,
   ): Promise<void> {
     const now = new Date();
-    // An ended task is never checked again; a running one keeps its schedule.
-    const nextCheckAt = isTerminal(change.state) ? null : task.nextCheckAt;
+    // A settled task is never checked again; any other keeps its schedule.
+    const nextCheckAt = isSettled(change) ? null : task.nextCheckAt;
     Object.assign(task, { ...change, updatedAt: now, nextCheckAt } satisfies Partial<VideoTaskEntity>);
     await this.tasks.save(manager, task);
     if (REFUNDED_STATES.includes(task.state) && (await this.tasks.markRefunded(manager, task.taskId, now))) {

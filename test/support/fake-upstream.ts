@@ -129,7 +129,8 @@ export class FakeUpstream {
       return;
     }
 
-    const file = /^\/files\/([^/?]+)$/.exec(req.url ?? '');
+    // A link may carry a query (a pre-signed CDN link's token), which the file's name leaves out.
+    const file = /^\/files\/([^/?]+)(?:\?.*)?$/.exec(req.url ?? '');
     if (req.method === 'GET' && file) {
       await this.sendFile(this.files.get(decodeURIComponent(file[1])), res);
       return;

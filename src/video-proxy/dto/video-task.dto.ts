@@ -48,8 +48,8 @@ export class VideoCreationDto {
   id!: string;
   /** The generated video (the upstream's link, valid 24 h after the success). */
   url!: string;
-  /** A still image of the video. */
-  cover_url!: string;
+  /** A still image of the video, when the upstream made one. */
+  cover_url?: string;
   /**
    * This service's copy of the files: `pending` while they are fetched, `stored`, `failed` (not fetched before the
    * upstream's links expired), `deleted` (after VIDEO_RESULT_RETENTION_DAYS).

@@ -14,7 +14,8 @@ export function toVideoTaskDto(task: VideoTaskEntity, stored?: Map<string, Store
     task_id: task.taskId,
     state: task.state,
     credits: task.credits,
-    creations: task.state === 'success' ? task.creations?.map((creation) => toVideoCreationDto(creation, stored?.get(creation.id))) : undefined,
+    // A success the upstream reported without its creations shows none until they come (VideoTasksService.awaitsCreations).
+    creations: task.state === 'success' ? (task.creations ?? []).map((creation) => toVideoCreationDto(creation, stored?.get(creation.id))) : undefined,
     err_code: task.state === 'failed' ? task.errCode : undefined,
     updated_at: task.updatedAt.toISOString(),
   });
@@ -22,5 +23,6 @@ export function toVideoTaskDto(task: VideoTaskEntity, stored?: Map<string, Store
 
 /** A creation: the upstream's links, and this service's copy of its files once known. */
 function toVideoCreationDto(creation: VideoCreation, stored: StoredCreation | undefined): VideoCreationDto {
-  return omitAbsent({ ...creation, ...stored });
+  // Tasks stored before covers became optional hold an empty cover_url for none.
+  return omitAbsent({ ...creation, cover_url: creation.cover_url || undefined, ...stored });
 }

@@ -1,5 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+/** The longest creation id a job keeps files for (the upstream's are short; see VideoResultsService.enqueue). */
+export const MAX_CREATION_ID_LENGTH = 128;
+
 /** A creation's file to keep: its video, or the still image of it. */
 export type VideoResultKind = 'video' | 'cover';
 
@@ -23,14 +26,14 @@ export class VideoResultEntity {
   @Column({ name: 'user_id', type: 'varchar', length: 36 })
   userId!: string;
 
-  @Column({ name: 'creation_id', type: 'varchar', length: 128 })
+  @Column({ name: 'creation_id', type: 'varchar', length: MAX_CREATION_ID_LENGTH })
   creationId!: string;
 
   @Column({ type: 'varchar', length: 8 })
   kind!: VideoResultKind;
 
-  /** The upstream's link, valid 24 h after the success. */
-  @Column({ name: 'source_url', type: 'varchar', length: 2048 })
+  /** The upstream's link, valid 24 h after the success (pre-signed CDN links can run past 2 KB: no length). */
+  @Column({ name: 'source_url', type: 'text' })
   sourceUrl!: string;
 
   @Column({ type: 'varchar', length: 8 })

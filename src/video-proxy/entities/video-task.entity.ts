@@ -7,7 +7,8 @@ export type VideoTaskState = (typeof VIDEO_TASK_STATES)[number];
 export interface VideoCreation {
   id: string;
   url: string;
-  cover_url: string;
+  /** Absent when the upstream gave none. */
+  cover_url?: string;
 }
 
 /** A task created on the upstream for a user, with what it cost. */

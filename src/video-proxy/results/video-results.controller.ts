@@ -3,7 +3,7 @@ import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { SignedQuery } from '../../common/signing/signed-query';
 import { ServerResponse } from 'node:http';
 import { sendDownload } from '../../archives/archive-download';
-import { Authenticated, CurrentUser } from '../../auth/authenticated.decorator';
+import { CurrentUser, PublicRead } from '../../auth/authenticated.decorator';
 import { Principal } from '../../auth/principal';
 import { HttpRequest } from '../../common/http/http-request';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
@@ -22,8 +22,9 @@ export class VideoResultsController {
   constructor(private readonly results: VideoResultsService) {}
 
   @Get(':sha256')
-  // The signed link is the credential (a browser's <video> tag sends no token); the owner's or an admin's token also works.
-  @Authenticated({ optional: true })
+  // The signed link is the credential (a browser's <video> tag sends no token); the owner's or an admin's token also
+  // works. A stale token beside a valid signature must not break playback: an invalid one is read as no token.
+  @PublicRead()
   @ApiOperation({
     summary: 'A kept video or cover of a finished task',
     description:

@@ -6,8 +6,8 @@ import { ByteRange, Representation } from '../../archives/archive-download';
 import { ArchiveStorage, SHA256_HEX } from '../../archives/archive-storage';
 import { Principal } from '../../auth/principal';
 import { SignedQuery } from '../../common/signing/signed-query';
-import { VideoResultEntity, VideoResultKind, VideoResultState } from '../entities/video-result.entity';
-import { VideoTaskEntity } from '../entities/video-task.entity';
+import { MAX_CREATION_ID_LENGTH, VideoResultEntity, VideoResultKind, VideoResultState } from '../entities/video-result.entity';
+import { VideoCreation, VideoTaskEntity } from '../entities/video-task.entity';
 import { ResultLinks } from './result-links';
 import { RESULT_STORAGE } from './result-storage';
 import { VideoResultsRepository } from './video-results.repository';
@@ -50,7 +50,12 @@ export class VideoResultsService {
     @Inject(RESULT_STORAGE) private readonly storage: ArchiveStorage,
   ) {}
 
-  /** Queues a job per file of the task's creations, inside the transaction that records its success. */
+  /**
+   * Queues a job per file of the task's creations, inside the transaction
+   * that records its success. A creation whose id is repeated (its first
+   * files are kept) or longer than a job can name gets no job of its own: it
+   * must not keep the success from being recorded.
+   */
   enqueue(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
     const now = new Date();
     const linksExpireAt = new Date(now.getTime() + UPSTREAM_LINK_LIFETIME_MS);
@@ -71,9 +76,13 @@ export class VideoResultsService {
       lastError: null,
       createdAt: now,
     });
-    const jobs = (task.creations ?? []).flatMap((creation) => [
+    const keepable = new Map<string, VideoCreation>();
+    for (const creation of task.creations ?? []) {
+      if (creation.id.length <= MAX_CREATION_ID_LENGTH && !keepable.has(creation.id)) keepable.set(creation.id, creation);
+    }
+    const jobs = [...keepable.values()].flatMap((creation) => [
       job(creation.id, 'video', creation.url),
-      // A creation may come without a still image (parseTaskStatus leaves its cover_url empty).
+      // A creation may come without a still image.
       ...(creation.cover_url ? [job(creation.id, 'cover', creation.cover_url)] : []),
     ]);
     return this.results.insert(manager, jobs);

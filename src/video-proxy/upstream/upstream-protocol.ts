@@ -91,10 +91,10 @@ function parseCreations(value: unknown): VideoCreation[] | null | undefined {
   if (!Array.isArray(value)) return undefined;
   const creations = value.map((item: unknown) =>
     isPlainObject(item) && typeof item.id === 'string' && typeof item.url === 'string'
-      ? { id: item.id, url: item.url, cover_url: typeof item.cover_url === 'string' ? item.cover_url : '' }
+      ? { id: item.id, url: item.url, ...(typeof item.cover_url === 'string' && item.cover_url !== '' && { cover_url: item.cover_url }) }
       : undefined,
   );
-  return creations.every((c) => c !== undefined) ? (creations) : undefined;
+  return creations.every((c) => c !== undefined) ? creations : undefined;
 }
 
 /** A task query reply or callback body (`{id, state, err_code, creations, ...}`); undefined when malformed. */
