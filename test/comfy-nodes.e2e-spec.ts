@@ -200,6 +200,27 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
     expect(node.latest_version).toMatchObject({ version: '1.0.0', downloadUrl: uploaded.downloadUrl });
   });
 
+  it('an archive whose Python holds a NUL or an unpaired surrogate: that class or attribute is left out, the rest stored', async () => {
+    const f = await createPublisherWithNode(t);
+    await addVersions(t, f, '1.0.0');
+    const python = [
+      'class Kept:',
+      '    CATEGORY = "bad\\x00category"',
+      '    FUNCTION = "run"',
+      'NODE_CLASS_MAPPINGS = {"Kept": Kept, "Nul\\x00Name": Kept, "Half\\ud800": Kept}',
+      'NODE_DISPLAY_NAME_MAPPINGS = {"Kept": "Shown\\udfff"}',
+    ].join('\n');
+    await uploadArchive(t, f, '1.0.0', makeZip({ 'pack/__init__.py': python }));
+    // Never left pending: on PostgreSQL the NUL made every attempt to store the classes fail.
+    const version = await reviewed(t, f, '1.0.0');
+    expect(version).toMatchObject({ app_node_extract_status: 'success', status: 'NodeVersionStatusActive' });
+    const { body } = await t.http.get(classesUrl(f, '1.0.0')).expect(200);
+    expect(body.comfy_nodes).toHaveLength(1);
+    expect(body.comfy_nodes[0]).toMatchObject({ comfy_node_name: 'Kept', function: 'run' });
+    expect(body.comfy_nodes[0]).not.toHaveProperty('category');
+    expect(body.comfy_nodes[0]).not.toHaveProperty('description');
+  });
+
   it('picks the node whose latest version provides a class: preempted first, then search_ranking, downloads, id', async () => {
     const name = `${prefix()}Shared Node`;
     const [a, b, c] = [await createPublisherWithNode(t), await createPublisherWithNode(t), await createPublisherWithNode(t)];
@@ -290,6 +311,8 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
       ['a wrong type', { nodes: { X: { deprecated: 'yes' } } }, 'nodes.X.deprecated'],
       ['return_types that is not JSON text', { nodes: { X: { return_types: '[IMAGE' } } }, 'nodes.X.return_types'],
       ['an empty class name', { nodes: { '': {} } }, 'class name'],
+      ['a class name with a NUL', { nodes: { 'A\u0000B': {} } }, 'property names in nodes must not contain NUL characters'],
+      ['a class name with an unpaired surrogate', { nodes: { '\ud800x': {} } }, 'property names in nodes must be well-formed Unicode'],
       ['a comfy_node_name that is not its key', { nodes: { X: { comfy_node_name: 'Y' } } }, 'comfy_node_name'],
       ['a status success contradicts', { success: false, status: 'success' }, 'contradicts'],
       ['an unknown status', { status: 'done' }, 'status'],

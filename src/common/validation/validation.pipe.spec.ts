@@ -51,6 +51,11 @@ describe('StrictValidationPipe', () => {
     expect(await messageFor({ name: 'n', inner: { count: 1, extra: 1 }, extra: 2 })).toBe('property extra should not exist; property inner.extra should not exist');
   });
 
+  it('refuses a property name holding a NUL or an unpaired surrogate, without echoing it', async () => {
+    expect(await messageFor({ 'na\u0000me': 'n' })).toBe('property names in the request body must not contain NUL characters');
+    expect(await messageFor({ name: 'n', inner: { '\udc00': 1 } })).toBe('property names in inner must be well-formed Unicode (it has an unpaired surrogate)');
+  });
+
   it('says only "cannot be null" for a forbidden null', async () => {
     expect(await messageFor({ name: null, inner: { count: 1 } })).toBe('name cannot be null');
   });

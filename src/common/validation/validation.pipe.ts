@@ -4,6 +4,7 @@ import { ModuleRef } from '@nestjs/core';
 import { NOT_A_JSON_OBJECT } from '../http/json-structure';
 import { bodyRulesOf } from './body-rules';
 import { failedConstraintMessages } from './constraint-messages';
+import { unstorableText } from './storable-text';
 
 /** class-validator's message for a field the class does not declare (whitelist). */
 export const unknownProperty = (property: string) => `property ${property} should not exist`;
@@ -32,21 +33,16 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  */
 export const MAX_INPUT_DEPTH = 32;
 
-const UNPAIRED_SURROGATE = /\p{Cs}/u;
-
 /**
  * The first problem no DTO rule can see: a prototype-polluting key (which
- * class-transformer would drop silently), a NUL character (which PostgreSQL
- * cannot store in text), an unpaired surrogate (JSON's `\ud800` escape: not
- * Unicode, so both databases' drivers would store a replacement character
- * and a reply would differ from what was stored), or nesting deeper than
- * MAX_INPUT_DEPTH.
+ * class-transformer would drop silently), text that cannot be stored as sent
+ * (a NUL character or an unpaired surrogate, in a value or a property name:
+ * see unstorableText), or nesting deeper than MAX_INPUT_DEPTH.
  */
 export function findUnsafeInput(value: unknown, path: string, depth = 0): string | undefined {
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) return `${path} must not contain NUL characters`;
-    // In /u mode a surrogate pair reads as one code point, so \p{Cs} finds only unpaired halves.
-    return UNPAIRED_SURROGATE.test(value) ? `${path} must be well-formed Unicode (it has an unpaired surrogate)` : undefined;
+    const problem = unstorableText(value);
+    return problem && `${path} ${problem}`;
   }
   if (typeof value !== 'object' || value === null) {
     return undefined;
@@ -55,6 +51,9 @@ export function findUnsafeInput(value: unknown, path: string, depth = 0): string
     return `${path || 'the request body'} is nested more than ${MAX_INPUT_DEPTH} levels deep`;
   }
   for (const [key, inner] of Object.entries(value)) {
+    // A property name is never echoed with its bad character: a map's keys are stored (a class name, say).
+    const keyProblem = unstorableText(key);
+    if (keyProblem) return `property names in ${path || 'the request body'} ${keyProblem}`;
     const innerPath = path ? `${path}.${key}` : key;
     if (!Array.isArray(value) && FORBIDDEN_KEYS.has(key)) {
       return `property ${innerPath} is not allowed`;

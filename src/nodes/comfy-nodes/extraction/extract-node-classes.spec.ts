@@ -290,6 +290,24 @@ class MetalNode:
     expect(await extractNodeClasses(archive(deflated))).toStrictEqual({ status: 'success', classes: [{ name: 'Twin', category: 'first' }] });
   });
 
+  it('leaves out a class whose name, and an attribute whose text, holds a NUL or an unpaired surrogate, and says so', async () => {
+    const python = [
+      'class Kept:',
+      '    CATEGORY = "bad\\x00category"',
+      '    RETURN_TYPES = ("IMAGE", "half\\ud800")',
+      '    FUNCTION = "run"',
+      'NODE_CLASS_MAPPINGS = {"Kept": Kept, "Nul\\x00Name": Kept, "Half\\ud800": Kept}',
+      'NODE_DISPLAY_NAME_MAPPINGS = {"Kept": "Shown\\udfff"}',
+    ].join('\n');
+    expect(await extract({ 'p/__init__.py': python })).toStrictEqual({
+      status: 'success',
+      classes: [{ name: 'Kept', function: 'run' }],
+      reason:
+        'names with a NUL or an unpaired surrogate, skipped: "Half\\ud800", "Nul\\u0000Name"; ' +
+        'attributes with a NUL or an unpaired surrogate, left out: Kept category, Kept returnTypes, Kept description',
+    });
+  });
+
   it('takes a mapped class from the module it was imported from, when two modules define one of that name', async () => {
     const twins = {
       'p/__init__.py': [

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { unstorableText } from '../../../common/validation/storable-text';
 import { ClassAttributes, ClassReference, ModuleFacts, readModuleFacts } from './module-facts';
 import { Notes } from './notes';
 import { NotParsed, PythonParser, pythonParser } from './python-parser';
@@ -53,6 +54,29 @@ function nodeClass(name: string, attributes: ClassAttributes = {}, displayName?:
   const { description, ...rest } = attributes;
   const shown = displayName ?? description;
   return shown === undefined ? { name, ...rest } : { name, ...rest, description: shown };
+}
+
+const hasUnstorableText = (value: unknown): boolean =>
+  typeof value === 'string' ? unstorableText(value) !== undefined : Array.isArray(value) && value.some(hasUnstorableText);
+
+/**
+ * The class as the database can store it (see unstorableText): none when its
+ * name holds a NUL or an unpaired surrogate (Python's `\x00`, `\ud800`
+ * escapes), else without the attributes that do, each noted.
+ */
+function storable(nodeClass: ExtractedNodeClass, notes: Notes): ExtractedNodeClass[] {
+  if (hasUnstorableText(nodeClass.name)) {
+    // JSON spelling: the note is stored too, so it must not hold the character either.
+    notes.add('names with a NUL or an unpaired surrogate, skipped', JSON.stringify(nodeClass.name));
+    return [];
+  }
+  const { name, ...attributes } = nodeClass;
+  const kept: ExtractedNodeClass = { name };
+  for (const [attribute, value] of Object.entries(attributes)) {
+    if (hasUnstorableText(value)) notes.add('attributes with a NUL or an unpaired surrogate, left out', `${name} ${attribute}`);
+    else Object.assign(kept, { [attribute]: value });
+  }
+  return [kept];
 }
 
 /** The classes a pack defines, by file and by name. */
@@ -145,9 +169,9 @@ export async function extractNodeClasses(zipPath: string, limits: Partial<Extrac
     for (const [key, displayName] of facts.displayNames) displayNames.set(key, displayName);
     classes.add(name, facts.classes);
   }
-  const found = [...mappings.keys()].sort().map((name) => {
+  const found = [...mappings.keys()].sort().flatMap((name) => {
     const { reference, file } = mappings.get(name) ?? { file: '' };
-    return nodeClass(name, reference === undefined ? undefined : classes.find(reference, file), displayNames.get(name));
+    return storable(nodeClass(name, reference === undefined ? undefined : classes.find(reference, file), displayNames.get(name)), notes);
   });
   if (found.length === 0) {
     const why = files === 0 ? 'no .py file read' : 'no NODE_CLASS_MAPPINGS with literal keys found';
