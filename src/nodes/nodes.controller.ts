@@ -7,6 +7,7 @@ import { NoQuery } from '../common/validation/no-query.pipe';
 import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeQueryDto, NodeSearchQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
 import { DOWNLOAD_FLUSH_INTERVAL_MS } from './download-counter';
+import { NodeCatalogService } from './node-catalog.service';
 import { NodesService } from './nodes.service';
 import { CurrentUser, PublicRead } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
@@ -17,7 +18,10 @@ import { Principal } from '../auth/principal';
 @PublicRead()
 @Controller('nodes')
 export class NodesController {
-  constructor(private readonly nodes: NodesService) {}
+  constructor(
+    private readonly catalog: NodeCatalogService,
+    private readonly nodes: NodesService,
+  ) {}
 
   /**
    * Active nodes, ordered by search_ranking (highest first), then downloads, then id, unless `sort` says otherwise;
@@ -28,7 +32,7 @@ export class NodesController {
   @CacheableRead({ latestParam: true })
   @ApiErrors(400)
   list(@Query() query: NodeListQueryDto, @RequestOrigin() origin: string, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
-    return this.nodes.list(query, origin, caller);
+    return this.catalog.list(query, origin, caller);
   }
 
   /**
@@ -40,7 +44,7 @@ export class NodesController {
   @CacheableRead({ latestParam: true })
   @ApiErrors(400)
   search(@Query() query: NodeSearchQueryDto, @RequestOrigin() origin: string, @CurrentUser() caller?: Principal): Promise<NodeListDto> {
-    return this.nodes.search(query, origin, caller);
+    return this.catalog.search(query, origin, caller);
   }
 
   /** Detailed information about a node, with its publisher and latest version. A banned node is 403 "node banned" but for admins. */

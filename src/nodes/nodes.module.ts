@@ -16,6 +16,7 @@ import { NodeModerationService } from './node-moderation.service';
 import { DownloadCounter } from './download-counter';
 import { NodeArchiveAccess } from './node-archive-access';
 import { NodePublishingService } from './node-publishing.service';
+import { NodeCatalogService } from './node-catalog.service';
 import { NodesController } from './nodes.controller';
 import { NODES_METRICS } from './nodes-metrics';
 import { NodesRepository } from './nodes.repository';
@@ -38,6 +39,7 @@ import { UploadsController } from './uploads.controller';
   ],
   providers: [
     NodesService,
+    NodeCatalogService,
     NodesRepository,
     catalogSearchProvider,
     DownloadCounter,

@@ -11,7 +11,6 @@ import { parse as parseSemver } from 'semver';
 import { EntityManager, FindOneOptions } from 'typeorm';
 import { ArchivesService } from '../archives/archives.service';
 import { Principal } from '../auth/principal';
-import { PageQueryDto, totalPages } from '../common/pagination/page-query.dto';
 import { adminOnlyFields } from '../common/validation/admin-only';
 import { retryOnStaleRead, StaleReadError } from '../database/stale-read';
 import { TransactionRunner } from '../database/transaction-runner';
@@ -21,32 +20,22 @@ import { PublishersService } from '../publishers/publishers.service';
 import {
   CreateNodeDto,
   InstallQueryDto,
-  MAX_NODE_ID_FILTER,
   NODE_ID_PATTERN,
   NodeDto,
   NodeFieldsDto,
-  NodeListDto,
-  NodeListQueryDto,
-  NodeSearchQueryDto,
-  CatalogQueryDto,
   UpdateNodeDto,
 } from './dto/node.dto';
-import { BulkNodeVersionResultDto, BulkNodeVersionsDto, NodeVersionIdentifierDto } from './dto/bulk-versions.dto';
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
 import { isPlainObject } from '../common/validation/plain-object';
 import { MERGED_FIELDS, NodeField, NODE_FIELD_PROPERTIES, patchValue, toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity, NodeStatus, PUBLISHER_BANNED_DETAIL } from './entities/node.entity';
-import { parseCatalogSort } from './catalog-sort';
-import { ComfyNodesRepository } from './comfy-nodes/comfy-nodes.repository';
 import { assertDecisionAllowed } from './review/review-decision';
 import { StatusChange, VersionReviewsRepository } from './review/version-reviews.repository';
-import { compatibilityTarget, CompatibilityTarget, pickCompatibleVersion } from './compatibility/compatible-version';
-import { ACCELERATOR_FAMILIES, OS_FAMILIES, spellingsOfFamily } from './compatibility/platforms';
-import { CLOSE_MATCH_MIN_LENGTH, CLOSE_MATCH_THRESHOLD, closerFirst, closeness } from './search/fuzzy-match';
+import { CompatibilityTarget, compatibilityTargetOf, pickCompatibleVersion } from './compatibility/compatible-version';
 import { bySemverDescending, pickLatestVersion } from './latest-version';
 import { DownloadCounter } from './download-counter';
-import { NodeListFilter, NodeListOrder, NodePage, NodesRepository } from './nodes.repository';
+import { NodesRepository } from './nodes.repository';
 
 /** Fields only admins may change (marked `@AdminOnly()` on the DTO); others may resend the current value (GET → edit → PUT). */
 const ADMIN_ONLY_NODE_FIELDS = adminOnlyFields(NodeFieldsDto);
@@ -77,37 +66,11 @@ export function assertValidVersionNumber(version: string): void {
   }
 }
 
-/** An ISO 8601 text as an instant; 400 for forms that name no instant (week dates such as 2024-W01-1). */
-function instantOf(text: string): Date {
-  const instant = new Date(text);
-  if (Number.isNaN(instant.getTime())) {
-    throw new BadRequestException(`timestamp '${text}' is not an ISO 8601 date-time (e.g. 2026-01-01T00:00:00Z)`);
-  }
-  return instant;
-}
-
 /** A body `id` must name the path's node (ignoring case): 400 otherwise. */
 function assertBodyIdMatches(nodeId: string, input: { id?: string }): void {
   if (input.id !== undefined && input.id.toLowerCase() !== nodeId.toLowerCase()) {
     throw new BadRequestException(`id '${input.id}' in the body does not match node '${nodeId}' in the path`);
   }
-}
-
-/** How many nodes close to a search term are scored (CatalogSearch.closeTo): those sharing most trigrams with it. */
-const CLOSE_MATCH_CANDIDATES = 200;
-
-/** The `node_id` filter's lower-cased ids (both spellings of the parameter); 400 past MAX_NODE_ID_FILTER. */
-function nodeIdFilter(query: NodeListQueryDto): string[] | undefined {
-  const ids = [...(query.node_id ?? []), ...(query['node_id[]'] ?? [])];
-  if (ids.length > MAX_NODE_ID_FILTER) {
-    throw new BadRequestException(`node_id takes at most ${MAX_NODE_ID_FILTER} values (${ids.length} given)`);
-  }
-  return ids.length > 0 ? [...new Set(ids.map((id) => id.toLowerCase()))] : undefined;
-}
-
-/** What a catalog or install request says it runs on (`comfyui_version`, or its alias `app_version`, and `form_factor`). */
-function compatibilityTargetOf(query: { comfyui_version?: string; app_version?: string; form_factor?: string }): CompatibilityTarget | undefined {
-  return compatibilityTarget(query.comfyui_version ?? query.app_version, query.form_factor);
 }
 
 /** Equal as JSON, an absent value (a column a new node leaves NULL) being null. */
@@ -123,7 +86,6 @@ export class NodesService implements OnModuleInit {
     private readonly publishers: PublishersService,
     private readonly tx: TransactionRunner,
     private readonly downloads: DownloadCounter,
-    private readonly comfyNodes: ComfyNodesRepository,
     private readonly history: VersionReviewsRepository,
   ) {}
 
@@ -150,77 +112,13 @@ export class NodesService implements OnModuleInit {
     return dto;
   }
 
-  /** GET /nodes (docs/api-rules.md §3, §6, §9.1). */
-  async list(query: NodeListQueryDto, origin: string, caller?: Principal): Promise<NodeListDto> {
-    const filter: NodeListFilter = {
-      ...this.platformFilter(query, caller),
-      search: query.search || undefined,
-      changedAfter: query.timestamp === undefined ? undefined : instantOf(query.timestamp),
-      normalizedIds: nodeIdFilter(query),
-    };
-    const order: NodeListOrder = query.sort ? { by: 'sort', keys: parseCatalogSort(query.sort) } : { by: 'listing' };
-    const page = await this.nodes.listNodes(filter, order);
-    await this.chooseCompatibleVersions(page.nodes, compatibilityTargetOf(query));
-    return this.toPage(page, query, origin);
-  }
-
-  /**
-   * GET /nodes/search (docs/api-rules.md §9.2): by relevance to `search`; when a
-   * term long enough to carry a typo matches nothing, the nodes whose id or
-   * name is close to it, closest first.
-   */
-  async search(query: NodeSearchQueryDto, origin: string, caller?: Principal): Promise<NodeListDto> {
-    const filter: NodeListFilter = {
-      ...this.platformFilter(query, caller),
-      search: query.search || undefined,
-      repositorySearch: query.repository_url_search || undefined,
-      providingVersionIds: query.comfy_node_search ? this.comfyNodes.versionsProvidingLike(query.comfy_node_search) : undefined,
-    };
-    const term = filter.search;
-    let page = await this.nodes.listNodes(filter, term ? { by: 'relevance', term } : { by: 'listing' });
-    if (page.total === 0 && term && [...term].length >= CLOSE_MATCH_MIN_LENGTH) {
-      page = await this.closeTo(term, filter);
-    }
-    return this.toPage(page, query, origin);
-  }
-
-  /**
-   * The listed nodes close to `term` (fuzzy-match.ts), closest first, ties
-   * in the candidates' order (most shared trigrams, then the listing's),
-   * paged as `filter` says.
-   */
-  private async closeTo(term: string, filter: NodeListFilter): Promise<NodePage> {
-    const candidates = await this.nodes.closeToCandidates(term, filter, CLOSE_MATCH_CANDIDATES);
-    const close = candidates
-      .map((candidate) => ({ id: candidate.id, closeness: closeness(term, [candidate.id, candidate.name]) }))
-      .filter((candidate) => candidate.closeness.word >= CLOSE_MATCH_THRESHOLD)
-      .sort((a, b) => closerFirst(a.closeness, b.closeness));
-    const ids = close.slice(filter.offset, filter.offset + filter.limit).map(({ id }) => id);
-    return { nodes: await this.nodes.nodesInOrder(ids), total: close.length };
-  }
-
-  /** The platform and ban filters, and the page, that catalog reads and searches share. */
-  private platformFilter(query: CatalogQueryDto, caller: Principal | undefined): NodeListFilter {
-    return {
-      os: query.supported_os ? spellingsOfFamily(OS_FAMILIES, query.supported_os) : undefined,
-      accelerator: query.supported_accelerator ? spellingsOfFamily(ACCELERATOR_FAMILIES, query.supported_accelerator) : undefined,
-      includeBanned: query.include_banned === true && caller?.isAdmin === true,
-      offset: (query.page - 1) * query.limit,
-      limit: query.limit,
-    };
-  }
-
-  private async toPage({ nodes, total }: NodePage, query: PageQueryDto, origin: string): Promise<NodeListDto> {
-    return { total, nodes: await this.toDtos(nodes, origin), page: query.page, limit: query.limit, totalPages: totalPages(total, query.limit) };
-  }
-
   /**
    * Sets each node's latestVersion to the one the target should install
    * (docs/api-rules.md §9.1), read in two queries for the whole page: what
    * the choice needs of every active version, then the chosen versions
    * that are not already the latest.
    */
-  private async chooseCompatibleVersions(nodes: NodeEntity[], target: CompatibilityTarget | undefined): Promise<void> {
+  async chooseCompatibleVersions(nodes: NodeEntity[], target: CompatibilityTarget | undefined): Promise<void> {
     if (!target || nodes.length === 0) return;
     // Grouped once by node: a page of 1,000 nodes has a few thousand candidates.
     const candidatesByNode = new Map<string, NodeVersionEntity[]>();
@@ -248,33 +146,6 @@ export class NodesService implements OnModuleInit {
       includeBanned && caller !== undefined && (caller.isAdmin || (await this.publishers.roleOf(publisherId, caller)) !== null);
     const statuses: NodeStatus[] = mayListBanned ? ['NodeStatusActive', 'NodeStatusBanned'] : ['NodeStatusActive'];
     return this.toDtos(await this.nodes.publisherNodes(publisherId, statuses), origin);
-  }
-
-  /**
-   * POST /bulk/nodes/versions: each pair's version, in request order;
-   * `not_found` for what public reads do not show, `error` for a banned
-   * node or version. Two queries whatever the number of pairs.
-   */
-  async bulkVersions(pairs: NodeVersionIdentifierDto[], origin: string): Promise<BulkNodeVersionsDto> {
-    const links = this.archives.linksFor(origin);
-    const nodes = new Map((await this.nodes.findNodes(pairs.map((pair) => pair.node_id.toLowerCase()))).map((node) => [node.normalizedId, node]));
-    const wanted = pairs.flatMap((pair) => {
-      const node = nodes.get(pair.node_id.toLowerCase());
-      return node ? [{ nodeId: node.id, version: pair.version }] : [];
-    });
-    const versions = await this.nodes.findVersionsByNumber(wanted);
-    const results = pairs.map((identifier): BulkNodeVersionResultDto => {
-      const node = nodes.get(identifier.node_id.toLowerCase());
-      const version = node && versions.find((found) => found.nodeId === node.id && found.version === identifier.version);
-      if (!node || node.status === 'NodeStatusDeleted' || !version || version.status === 'NodeVersionStatusDeleted') {
-        return { identifier, status: 'not_found' };
-      }
-      if (node.status === 'NodeStatusBanned' || version.status === 'NodeVersionStatusBanned') {
-        return { identifier, status: 'error', error_message: node.status === 'NodeStatusBanned' ? 'node banned' : 'version banned' };
-      }
-      return { identifier, status: 'success', node_version: toNodeVersionDto(version, links) };
-    });
-    return { node_versions: results };
   }
 
   /** The nodes' replies, each with its publisher (asked of the publishers module once for all of them). */

@@ -22,6 +22,11 @@ export function compatibilityTarget(appVersion: string | undefined, formFactor: 
   return target.appVersion === undefined && target.os === undefined ? undefined : target;
 }
 
+/** What a catalog or install request says it runs on (`comfyui_version`, or its alias `app_version`, and `form_factor`). */
+export function compatibilityTargetOf(query: { comfyui_version?: string; app_version?: string; form_factor?: string }): CompatibilityTarget | undefined {
+  return compatibilityTarget(query.comfyui_version ?? query.app_version, query.form_factor);
+}
+
 /**
  * The version the target should install: the latest-version rule applied to
  * the versions that fit it (app version inside their range, OS supported);
