@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { VideoTasksRepository } from '../src/video-proxy/video-tasks.repository';
 import { VideoTasksService } from '../src/video-proxy/video-tasks.service';
@@ -38,6 +39,37 @@ describe('Background task status checks', () => {
     expect(checks).toBeGreaterThanOrEqual(1);
     await sleep(800);
     expect(checksOf(taskId)).toBe(checks);
+  });
+
+  it('a task its create reply calls successful gets its creations from the checks, with its client callback; then it is settled', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = `fake-done-${randomUUID()}`;
+    upstream.respondNext({ body: { task_id: taskId, state: 'success', credits: 10 } });
+    await createVideoTask(t, user, { callback_url: receiver.url });
+    const rows = t.dataSource.getRepository(VideoTaskEntity);
+    expect((await rows.findOneByOrFail({ taskId })).nextCheckAt).toEqual(expect.any(Date));
+    upstream.taskStatus.set(taskId, { state: 'success', creations: [{ id: 'c1', url: `${upstream.url}/files/c1.mp4` }] });
+
+    // No GET: the background check alone brings the creations.
+    const delivery = await receiver.waitForTask(taskId);
+    expect(delivery.body).toMatchObject({ task_id: taskId, state: 'success', creations: [{ id: 'c1' }] });
+    expect(await rows.findOneByOrFail({ taskId })).toMatchObject({ creations: [{ id: 'c1' }], nextCheckAt: null });
+    expect(await balanceOf(user)).toBe(90);
+  });
+
+  it('a success whose creations have not come within their links’ lifetime is no longer asked about, by checks or reads', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = `fake-done-${randomUUID()}`;
+    upstream.respondNext({ body: { task_id: taskId, state: 'success', credits: 10 } });
+    await createVideoTask(t, user);
+    const rows = t.dataSource.getRepository(VideoTaskEntity);
+    // Seen successful a day and an hour ago, before this service kept asking for creations (or its last check was missed).
+    await rows.update({ taskId }, { updatedAt: new Date(Date.now() - 25 * 3600_000), nextCheckAt: new Date() });
+    await sleep(800);
+    expect((await rows.findOneByOrFail({ taskId })).nextCheckAt).toBeNull();
+    const { body } = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+    expect(body).toMatchObject({ state: 'success', creations: [] });
+    expect(checksOf(taskId)).toBe(0);
   });
 
   it('a running task is asked about again; an upstream that cannot answer is asked again later', async () => {

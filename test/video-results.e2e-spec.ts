@@ -6,6 +6,7 @@ import { ResultDownloadWorker } from '../src/video-proxy/results/result-download
 import { ResultLinks } from '../src/video-proxy/results/result-links';
 import { RESULT_STORAGE } from '../src/video-proxy/results/result-storage';
 import { ArchiveStorage } from '../src/archives/archive-storage';
+import { CallbackReceiver } from './support/callback-receiver';
 import { holdCommits } from './support/commit-gate';
 import { FakeUpstream, ServedFile } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
@@ -36,8 +37,9 @@ const pathOf = (link: string | undefined) => {
 
 describe('Video results kept (api-rules §4.4)', () => {
   let upstream: FakeUpstream;
+  let receiver: CallbackReceiver;
   let t: TestApp;
-  videoAppForSuite(APP_ENV, (video) => ({ upstream, testApp: t } = video));
+  videoAppForSuite(APP_ENV, (video) => ({ upstream, receiver, testApp: t } = video));
   beforeEach(() => upstream.reset());
 
   const upstreamCallback = (body: object) => postUpstreamCallback(t, upstream.apiKey, body);
@@ -54,7 +56,7 @@ describe('Video results kept (api-rules §4.4)', () => {
     for (let i = 0; i < 200; i++) {
       const { body } = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
       const creations = body.creations as Creation[];
-      if (creations.every((c) => c.store_state !== 'pending')) {
+      if (creations.length > 0 && creations.every((c) => c.store_state !== 'pending')) {
         expectNoNulls(body);
         return creations;
       }
@@ -144,7 +146,7 @@ describe('Video results kept (api-rules §4.4)', () => {
 
   it('keeps the creations of a success reported without them, once a later callback brings them', async () => {
     const user = await t.createUser({ credits: 100 });
-    const taskId = await createTask(user);
+    const taskId = await createVideoTask(t, user, { callback_url: receiver.url });
     await upstreamCallback({ id: taskId, state: 'success' }).expect(204);
     // Still none when asked: a success without creations shows an empty list.
     upstream.taskStatus.set(taskId, { state: 'success' });
@@ -156,6 +158,13 @@ describe('Video results kept (api-rules §4.4)', () => {
     const [kept] = await settledCreations(user, taskId);
     expect(kept).toMatchObject({ id: made.id, store_state: 'stored' });
     expect((await t.http.get(`/users/me`).set(user.auth).expect(200)).body.credits).toBe(90);
+    // The client heard of the success twice: without its creations, then with them.
+    const deliveries = () => receiver.received.filter((d) => d.body.task_id === taskId);
+    for (let waited = 0; deliveries().length < 2 && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(deliveries().map((d) => d.body)).toMatchObject([
+      { state: 'success', creations: [] },
+      { state: 'success', creations: [{ id: made.id }] },
+    ]);
     // Settled now: a later report changes nothing, and a GET no longer asks the upstream.
     await upstreamCallback({ id: taskId, state: 'success', creations: [creation(mp4(1_000), jpeg(1_000))] }).expect(204);
     const asked = upstream.requests.length;

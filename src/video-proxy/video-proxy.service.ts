@@ -153,7 +153,7 @@ export class VideoProxyService {
           // A task not settled (running, or a success whose creations the create reply lacks) is first asked about in the
           // background after the shortest interval, unless that is off (TaskStatusPoller).
           nextCheckAt:
-            isSettled({ state: reply.state, creations: null }) || this.config.VIDEO_STATUS_POLL_MS === 0
+            isSettled({ state: reply.state, creations: null, updatedAt: now }, now) || this.config.VIDEO_STATUS_POLL_MS === 0
               ? null
               : nextStatusCheck(now, now, this.config.VIDEO_STATUS_POLL_MS),
         });

@@ -37,10 +37,13 @@ export class VideoTasksRepository {
     return result.affected === 1;
   }
 
-  /** Running tasks whose background check is due at `now`, the longest due first. */
-  dueForCheck(now: Date, limit: number): Promise<Array<Pick<VideoTaskEntity, 'taskId' | 'createdAt' | 'nextCheckAt'>>> {
+  /** Tasks not settled (running, or a success awaiting its creations) whose background check is due at `now`, the longest due first. */
+  dueForCheck(
+    now: Date,
+    limit: number,
+  ): Promise<Array<Pick<VideoTaskEntity, 'taskId' | 'createdAt' | 'nextCheckAt' | 'state' | 'creations' | 'updatedAt'>>> {
     return this.dataSource.manager.find(VideoTaskEntity, {
-      select: { taskId: true, createdAt: true, nextCheckAt: true },
+      select: { taskId: true, createdAt: true, nextCheckAt: true, state: true, creations: true, updatedAt: true },
       where: { nextCheckAt: LessThanOrEqual(now) },
       order: { nextCheckAt: 'ASC' },
       take: limit,
@@ -48,10 +51,11 @@ export class VideoTasksRepository {
   }
 
   /**
-   * Moves the task's next check from the time read to `next`; true only for
-   * the caller whose UPDATE did it (of instances checking at once, one).
+   * Moves the task's next check from the time read to `next` (null: never
+   * again); true only for the caller whose UPDATE did it (of instances
+   * checking at once, one).
    */
-  async claimCheck(task: Pick<VideoTaskEntity, 'taskId' | 'nextCheckAt'>, next: Date): Promise<boolean> {
+  async claimCheck(task: Pick<VideoTaskEntity, 'taskId' | 'nextCheckAt'>, next: Date | null): Promise<boolean> {
     const result = await this.dataSource.manager.update(VideoTaskEntity, { taskId: task.taskId, nextCheckAt: task.nextCheckAt ?? IsNull() }, { nextCheckAt: next });
     return result.affected === 1;
   }

@@ -10,7 +10,7 @@ import { EarlyUpstreamStatusesRepository } from './callbacks/early-upstream-stat
 import { VideoTaskDto, VideoTaskListDto } from './dto/video-task.dto';
 import { toVideoTaskDto } from './dto/video-task.mapper';
 import { VideoTaskEntity, VideoTaskState } from './entities/video-task.entity';
-import { VideoResultsService } from './results/video-results.service';
+import { UPSTREAM_LINK_LIFETIME_MS, VideoResultsService } from './results/video-results.service';
 import { nextStatusCheck } from './task-status-checks';
 import { UpstreamTaskStatus } from './upstream/upstream-protocol';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
@@ -28,17 +28,19 @@ export function isTerminal(state: VideoTaskState): boolean {
 
 /**
  * A task the upstream reported successful without its creations (a create
- * reply already `success`, a callback without them): it is still asked
- * about, and a later report of the same success with its creations is
- * applied, so its results are kept and its links shown.
+ * reply already `success`, a callback without them), for as long as their
+ * links would live (a day from the success, which `updatedAt` holds until
+ * they come): it is still asked about, and a later report of the same
+ * success with its creations is applied, so its results are kept and its
+ * links shown.
  */
-export function awaitsCreations(task: Pick<VideoTaskEntity, 'state' | 'creations'>): boolean {
-  return task.state === 'success' && task.creations === null;
+export function awaitsCreations(task: Pick<VideoTaskEntity, 'state' | 'creations' | 'updatedAt'>, now = new Date()): boolean {
+  return task.state === 'success' && task.creations === null && now.getTime() < task.updatedAt.getTime() + UPSTREAM_LINK_LIFETIME_MS;
 }
 
-/** Whether the upstream has nothing more to say about the task: it ended, with its creations if it succeeded. */
-export function isSettled(task: Pick<VideoTaskEntity, 'state' | 'creations'>): boolean {
-  return isTerminal(task.state) && !awaitsCreations(task);
+/** Whether the upstream has nothing more to say about the task: it ended, with its creations if it succeeded (awaitsCreations). */
+export function isSettled(task: Pick<VideoTaskEntity, 'state' | 'creations' | 'updatedAt'>, now = new Date()): boolean {
+  return isTerminal(task.state) && !awaitsCreations(task, now);
 }
 
 export type UpdateOutcome = 'changed' | 'unchanged' | 'unknown-task';
@@ -175,7 +177,9 @@ export class VideoTasksService {
     let asked = 0;
     for (const task of await this.tasks.dueForCheck(now, STATUS_CHECK_BATCH)) {
       if (stopping?.aborted) break;
-      if (!(await this.tasks.claimCheck(task, nextStatusCheck(task.createdAt, now, minIntervalMs)))) continue;
+      // A success whose creations never came within their links' lifetime: nothing left to ask.
+      const next = isSettled(task, now) ? null : nextStatusCheck(task.createdAt, now, minIntervalMs);
+      if (!(await this.tasks.claimCheck(task, next)) || next === null) continue;
       asked++;
       try {
         await this.applyUpstreamStatus(await this.upstream.queryTask(task.taskId, stopping));
@@ -231,14 +235,16 @@ export class VideoTasksService {
     change: Pick<VideoTaskEntity, 'state' | 'errCode' | 'creations'>,
   ): Promise<void> {
     const now = new Date();
+    // Creations coming after their success: the success was seen when the task last changed.
+    const successSeenAt = task.state === 'success' ? task.updatedAt : now;
     // A settled task is never checked again; any other keeps its schedule.
-    const nextCheckAt = isSettled(change) ? null : task.nextCheckAt;
+    const nextCheckAt = isSettled({ ...change, updatedAt: now }, now) ? null : task.nextCheckAt;
     Object.assign(task, { ...change, updatedAt: now, nextCheckAt } satisfies Partial<VideoTaskEntity>);
     await this.tasks.save(manager, task);
     if (REFUNDED_STATES.includes(task.state) && (await this.tasks.markRefunded(manager, task.taskId, now))) {
       await this.credits.refund(manager, task.userId, task.credits, task.taskId);
     }
-    if (task.state === 'success') await this.results.enqueue(manager, task);
+    if (task.state === 'success') await this.results.enqueue(manager, task, successSeenAt);
     if (task.callbackUrl) {
       await this.outbox.enqueue(manager, {
         taskId: task.taskId,

@@ -39,7 +39,7 @@ export const MAX_INPUT_DEPTH = 32;
  * (a NUL character or an unpaired surrogate, in a value or a property name:
  * see unstorableText), or nesting deeper than MAX_INPUT_DEPTH.
  */
-export function findUnsafeInput(value: unknown, path: string, depth = 0): string | undefined {
+export function findUnsafeInput(value: unknown, path: string, depth = 0, root = 'the request body'): string | undefined {
   if (typeof value === 'string') {
     const problem = unstorableText(value);
     return problem && `${path} ${problem}`;
@@ -48,17 +48,17 @@ export function findUnsafeInput(value: unknown, path: string, depth = 0): string
     return undefined;
   }
   if (depth === MAX_INPUT_DEPTH) {
-    return `${path || 'the request body'} is nested more than ${MAX_INPUT_DEPTH} levels deep`;
+    return `${path || root} is nested more than ${MAX_INPUT_DEPTH} levels deep`;
   }
   for (const [key, inner] of Object.entries(value)) {
     // A property name is never echoed with its bad character: a map's keys are stored (a class name, say).
     const keyProblem = unstorableText(key);
-    if (keyProblem) return `property names in ${path || 'the request body'} ${keyProblem}`;
+    if (keyProblem) return `property names in ${path || root} ${keyProblem}`;
     const innerPath = path ? `${path}.${key}` : key;
     if (!Array.isArray(value) && FORBIDDEN_KEYS.has(key)) {
       return `property ${innerPath} is not allowed`;
     }
-    const problem = findUnsafeInput(inner, innerPath, depth + 1);
+    const problem = findUnsafeInput(inner, innerPath, depth + 1, root);
     if (problem) return problem;
   }
   return undefined;
@@ -87,7 +87,7 @@ export class StrictValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const unsafe = findUnsafeInput(value, metadata.type === 'body' ? '' : (metadata.data ?? ''));
+    const unsafe = findUnsafeInput(value, metadata.type === 'body' ? '' : (metadata.data ?? ''), 0, metadata.type === 'query' ? 'the query' : 'the request body');
     if (unsafe) {
       throw new BadRequestException(unsafe);
     }

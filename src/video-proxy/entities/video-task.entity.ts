@@ -64,7 +64,7 @@ export class VideoTaskEntity {
   @Column({ name: 'updated_at', type: Date })
   updatedAt!: Date;
 
-  /** When the service next asks the upstream about the task (TaskStatusPoller); null once it has ended. */
+  /** When the service next asks the upstream about the task (TaskStatusPoller); null once it is settled (VideoTasksService.isSettled). */
   @Column({ name: 'next_check_at', type: Date, nullable: true })
   nextCheckAt!: Date | null;
 }

@@ -5,6 +5,7 @@ import { EntityManager } from 'typeorm';
 import { ByteRange, Representation } from '../../archives/archive-download';
 import { ArchiveStorage, SHA256_HEX } from '../../archives/archive-storage';
 import { Principal } from '../../auth/principal';
+import { unstorableText } from '../../common/validation/storable-text';
 import { SignedQuery } from '../../common/signing/signed-query';
 import { MAX_CREATION_ID_LENGTH, VideoResultEntity, VideoResultKind, VideoResultState } from '../entities/video-result.entity';
 import { VideoCreation, VideoTaskEntity } from '../entities/video-task.entity';
@@ -30,6 +31,8 @@ export interface ServableResult {
   read: (range?: ByteRange) => Readable;
 }
 
+const storable = (text: string) => unstorableText(text) === undefined;
+
 /** One state for a creation's files: a failure or deletion of either shows; stored once all are. */
 function creationState(files: VideoResultEntity[]): VideoResultState {
   for (const state of ['failed', 'deleted', 'pending'] as const) {
@@ -52,13 +55,15 @@ export class VideoResultsService {
 
   /**
    * Queues a job per file of the task's creations, inside the transaction
-   * that records its success. A creation whose id is repeated (its first
-   * files are kept) or longer than a job can name gets no job of its own: it
-   * must not keep the success from being recorded.
+   * that records its success (`successSeenAt`: when this service first saw
+   * it, which the upstream's links expire a day after). A creation whose id
+   * is repeated (its first files are kept), too long for a job, or whose id
+   * or link holds text no database stores (a NUL, an unpaired surrogate) gets
+   * no job: it must not keep the success from being recorded.
    */
-  enqueue(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
+  enqueue(manager: EntityManager, task: VideoTaskEntity, successSeenAt: Date): Promise<void> {
     const now = new Date();
-    const linksExpireAt = new Date(now.getTime() + UPSTREAM_LINK_LIFETIME_MS);
+    const linksExpireAt = new Date(successSeenAt.getTime() + UPSTREAM_LINK_LIFETIME_MS);
     const job = (creationId: string, kind: VideoResultKind, sourceUrl: string): VideoResultEntity => ({
       id: randomUUID(),
       taskId: task.taskId,
@@ -78,12 +83,13 @@ export class VideoResultsService {
     });
     const keepable = new Map<string, VideoCreation>();
     for (const creation of task.creations ?? []) {
-      if (creation.id.length <= MAX_CREATION_ID_LENGTH && !keepable.has(creation.id)) keepable.set(creation.id, creation);
+      const nameable = [...creation.id].length <= MAX_CREATION_ID_LENGTH && storable(creation.id) && storable(creation.url);
+      if (nameable && !keepable.has(creation.id)) keepable.set(creation.id, creation);
     }
     const jobs = [...keepable.values()].flatMap((creation) => [
       job(creation.id, 'video', creation.url),
       // A creation may come without a still image.
-      ...(creation.cover_url ? [job(creation.id, 'cover', creation.cover_url)] : []),
+      ...(creation.cover_url && storable(creation.cover_url) ? [job(creation.id, 'cover', creation.cover_url)] : []),
     ]);
     return this.results.insert(manager, jobs);
   }
