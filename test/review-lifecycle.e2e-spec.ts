@@ -259,6 +259,21 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       expect(((await late.json()) as { message: string }).message).toBe('node banned');
     });
 
+    it('an upload URL of a publisher banned since it was issued is refused, even with its node made active again', async () => {
+      const f = await createPublisherWithNode(t);
+      const publish = await t.http
+        .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
+        .send({ personal_access_token: f.member.token, node: { id: f.nodeId }, node_version: { version: '3.0.0' } })
+        .expect(201);
+      await t.http.post(`/publishers/${f.publisherId}/ban`).set(admin.auth).expect(204);
+      await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).send({ status: 'NodeStatusActive' }).expect(200);
+      const late = await fetch(String(publish.body.signedUrl), { method: 'PUT', headers: { 'Content-Type': 'application/zip' }, body: clean() });
+      expect(late.status).toBe(403);
+      expect(((await late.json()) as { message: string }).message).toBe('publisher banned');
+      const version = (await t.http.get(`/nodes/${f.nodeId}/versions/3.0.0`).set(admin.auth).expect(200)).body;
+      expect(version).not.toHaveProperty('downloadUrl');
+    });
+
     it('an admin deletes once: deleting again is 404, nothing changed', async () => {
       const f = await createPublisherWithNode(t);
       await addVersions(t, f, '1.0.0');

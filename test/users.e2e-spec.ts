@@ -89,6 +89,19 @@ describe('Users, tokens and the admin API', () => {
     expectNoNulls(ledger.body);
   });
 
+  it('refuses a grant that would take a balance past 1,000,000,000, changing nothing (PostgreSQL stored no more than 2^31 - 1)', async () => {
+    const user = await t.createUser();
+    const grant = (amount: number) => t.http.post(`/admin/users/${user.id}/credits`).set(admin.auth).send({ amount });
+    expect((await grant(1_000_000_000).expect(200)).body.balance).toBe(1_000_000_000);
+    const over = await grant(1_000_000_000).expect(400);
+    expect(over.body.message).toBe('amount 1000000000 would take the balance from 1000000000 to 2000000000, over the most a balance holds (1000000000)');
+    await grant(1).expect(400);
+    expect((await grant(-1).expect(200)).body.balance).toBe(999_999_999);
+    expect((await t.dataSource.getRepository(UserEntity).findOneByOrFail({ id: user.id })).credits).toBe(999_999_999);
+    const ledger = (await t.http.get('/users/me/ledger').set(user.auth).expect(200)).body;
+    expect(ledger.entries.map((e: { amount: number }) => e.amount)).toEqual([-1, 1_000_000_000]);
+  });
+
   it('answers concurrent creations of one e-mail with one 201 and 409s', async () => {
     const email = `${unique('race')}@example.com`;
     const replies = await Promise.all([1, 2, 3, 4].map(() => t.http.post('/admin/users').set(admin.auth).send({ email, name: 'Race' })));

@@ -6,6 +6,7 @@ import { StoredArchive } from '../archives/archive-storage';
 import { Principal } from '../auth/principal';
 import { TransactionRunner } from '../database/transaction-runner';
 import { UsersService } from '../users/users.service';
+import { PublishersService } from '../publishers/publishers.service';
 import { EXTRACT_PENDING } from './comfy-nodes/extract-status';
 import { ArchiveReview } from './review/archive-review';
 import { blockedByChecks } from './review/review-decision';
@@ -38,6 +39,7 @@ export const INVALID_BODY_TOKEN = 'invalid or revoked personal_access_token';
 export class NodePublishingService {
   constructor(
     private readonly nodes: NodesService,
+    private readonly publishers: PublishersService,
     private readonly repository: NodesRepository,
     private readonly users: UsersService,
     private readonly archives: ArchivesService,
@@ -150,6 +152,10 @@ export class NodePublishingService {
     const node = await this.repository.findNode(version.nodeId.toLowerCase(), manager);
     if (node?.status !== 'NodeStatusActive') {
       throw new ForbiddenException(node?.status === 'NodeStatusBanned' ? 'node banned' : 'upload URL is no longer valid (its node was deleted)');
+    }
+    // The URL stands for the member's token that got it, which a ban of the publisher refuses (even with its node reactivated).
+    if ((await this.publishers.requirePublisher(node.publisherId, manager)).status === 'PublisherStatusBanned') {
+      throw new ForbiddenException('publisher banned');
     }
     // Pending without an archive: once one is stored, the version waits for its checks, and the URL is used.
     if (version.status !== PENDING || version.archiveSha256 !== null) {

@@ -66,9 +66,10 @@ export class PublisherNodesController {
       '`latest_version`, `publisher`) are accepted and ignored, so a GET → edit → PUT round trip works. ' +
       'Admin-only fields (`status`, `status_detail`, `tags_admin`, `search_ranking`, `preempted_app_node_names`) ' +
       'may be resent unchanged by others; changing one is 403. Another publisher’s node is 404; a deleted node is ' +
-      '404 and a banned node 403 for non-admins. Replies with the full node, as GET /nodes/{nodeId} shows it.',
+      '404 and a banned node 403 for non-admins. 409 when a concurrent write changed the node meanwhile (retry). ' +
+      'Replies with the full node, as GET /nodes/{nodeId} shows it.',
   })
-  @ApiErrors(400, 403, 404)
+  @ApiErrors(400, 403, 404, 409)
   update(
     @CurrentUser() caller: Principal,
     @Param('publisherId') publisherId: string,
@@ -122,9 +123,10 @@ export class PublisherNodesController {
       '`versionId` is the version’s id or its semantic version (e.g. `1.2.0`). Both body fields are optional. ' +
       'Admins may also set `status` and `status_reason` (ban, flag, restore); others get 403 for sending them. ' +
       'The version must belong to the node and the node to the publisher (404 otherwise). Deprecating the latest ' +
-      'version moves the node’s `latest_version` at once.',
+      'version moves the node’s `latest_version` at once. An admin’s status is 409 for a version blocked by its ' +
+      'checks or still being checked.',
   })
-  @ApiErrors(400, 403, 404)
+  @ApiErrors(400, 403, 404, 409)
   updateVersion(
     @CurrentUser() caller: Principal,
     @Param('publisherId') publisherId: string,

@@ -30,7 +30,7 @@ export class AdminUsersController {
     return this.users.createToken(userId, body);
   }
 
-  /** Grants credits to a user (negative amounts correct a balance, never below 0). */
+  /** Grants credits to a user (negative amounts correct a balance, never below 0; a balance holds at most 1,000,000,000, 400 past it). */
   @Post(':userId/credits')
   @HttpCode(200)
   @ApiErrors(400, 404)

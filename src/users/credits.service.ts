@@ -1,4 +1,4 @@
-import { HttpException, HttpStatus, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { BadRequestException, HttpException, HttpStatus, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { randomUUID } from 'node:crypto';
 import { Counter } from 'prom-client';
@@ -14,6 +14,13 @@ export interface Reservation {
   userId: string;
   amount: number;
 }
+
+/**
+ * The most credits a grant may take a balance to: well inside PostgreSQL's
+ * integer column (2^31 - 1), so the credits a user's running tasks hold can
+ * still come back to it by releases and refunds.
+ */
+export const MAX_BALANCE = 1_000_000_000;
 
 /** How many interrupted reservations one sweep releases at most; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
@@ -41,10 +48,13 @@ export class CreditsService {
     @InjectMetric(CREDITS_REFUNDED) private readonly refundedCredits: Counter,
   ) {}
 
-  /** An operator's grant (or, negative, correction): never below 0; the ledger records what was applied. */
+  /**
+   * An operator's grant (or, negative, correction): never below 0, and 400
+   * past MAX_BALANCE; the ledger records what was applied.
+   */
   async grant(userId: string, amount: number): Promise<BalanceDto> {
     return this.tx.run(async (manager) => {
-      await this.move(manager, userId, 'grant', amount, null);
+      await this.move(manager, userId, 'grant', amount, null, MAX_BALANCE);
       const user = await this.users.findById(userId, manager);
       return { user_id: userId, balance: user?.credits ?? 0 };
     });
@@ -165,12 +175,16 @@ export class CreditsService {
     kind: LedgerKind,
     amount: number,
     taskId: string | null,
+    ceiling = Number.POSITIVE_INFINITY,
   ): Promise<number> {
     const user = await this.users.findById(userId, manager, this.tx.lockForUpdate());
     if (!user) {
       throw new NotFoundException(`user '${userId}' not found`);
     }
     const balance = Math.max(0, user.credits + amount);
+    if (amount > 0 && balance > ceiling) {
+      throw new BadRequestException(`amount ${amount} would take the balance from ${user.credits} to ${balance}, over the most a balance holds (${ceiling})`);
+    }
     const moved = balance - user.credits;
     if (moved !== 0) {
       await this.users.setCredits(manager, userId, balance);

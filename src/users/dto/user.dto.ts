@@ -39,7 +39,7 @@ export class CreateTokenDto {
 }
 
 export class GrantCreditsDto {
-  /** Credits to add; a negative amount corrects a balance but never takes it below 0. @example 500 */
+  /** Credits to add; a negative amount corrects a balance but never takes it below 0. A balance holds at most 1,000,000,000 (400 past it). @example 500 */
   @ApiInteger()
   @IsInt()
   @NotEquals(0)
