@@ -247,29 +247,30 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       expect(res.body.message).toContain('method 12');
     });
 
-    it('an upload URL of a node banned since it was issued is refused', async () => {
-      const f = await createPublisherWithNode(t);
+    /** A CLI publish of version 3.0.0, and the upload of its signed URL once `meanwhile` has run: the upload's status and message. */
+    async function uploadAfter(f: PublisherFixture, meanwhile: () => Promise<unknown>): Promise<{ status: number; message: string }> {
       const publish = await t.http
         .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
         .send({ personal_access_token: f.member.token, node: { id: f.nodeId }, node_version: { version: '3.0.0' } })
         .expect(201);
-      await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(204);
+      await meanwhile();
       const late = await fetch(String(publish.body.signedUrl), { method: 'PUT', headers: { 'Content-Type': 'application/zip' }, body: clean() });
-      expect(late.status).toBe(403);
-      expect(((await late.json()) as { message: string }).message).toBe('node banned');
+      return { status: late.status, message: ((await late.json()) as { message: string }).message };
+    }
+
+    it('an upload URL of a node banned since it was issued is refused', async () => {
+      const f = await createPublisherWithNode(t);
+      const late = await uploadAfter(f, () => t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(204));
+      expect(late).toEqual({ status: 403, message: 'node banned' });
     });
 
     it('an upload URL of a publisher banned since it was issued is refused, even with its node made active again', async () => {
       const f = await createPublisherWithNode(t);
-      const publish = await t.http
-        .post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions`)
-        .send({ personal_access_token: f.member.token, node: { id: f.nodeId }, node_version: { version: '3.0.0' } })
-        .expect(201);
-      await t.http.post(`/publishers/${f.publisherId}/ban`).set(admin.auth).expect(204);
-      await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).send({ status: 'NodeStatusActive' }).expect(200);
-      const late = await fetch(String(publish.body.signedUrl), { method: 'PUT', headers: { 'Content-Type': 'application/zip' }, body: clean() });
-      expect(late.status).toBe(403);
-      expect(((await late.json()) as { message: string }).message).toBe('publisher banned');
+      const late = await uploadAfter(f, async () => {
+        await t.http.post(`/publishers/${f.publisherId}/ban`).set(admin.auth).expect(204);
+        await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).send({ status: 'NodeStatusActive' }).expect(200);
+      });
+      expect(late).toEqual({ status: 403, message: 'publisher banned' });
       const version = (await t.http.get(`/nodes/${f.nodeId}/versions/3.0.0`).set(admin.auth).expect(200)).body;
       expect(version).not.toHaveProperty('downloadUrl');
     });
