@@ -163,6 +163,23 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     await t.http.get('/nodes').query({ latest: 'false' }).expect(200);
   });
 
+  it('a write that declares no query parameter refuses any, naming each, and changes nothing; other reads ignore one', async () => {
+    await t.http.post('/publishers').set(user.auth).send({ id: 'write-query', name: 'W' }).expect(201);
+    await t.http.post('/publishers/write-query/nodes').set(user.auth).send({ id: 'write-query-node', name: 'N' }).expect(201);
+    await t.http.post('/publishers/write-query/nodes/write-query-node/versions').set(user.auth).send({ version: '1.0.0' }).expect(201);
+    const version = '/publishers/write-query/nodes/write-query-node/versions/1.0.0';
+    const refused = await t.http.delete(`${version}?dry_run=true&force=1`).set(user.auth).expect(400);
+    expectErrorBody(refused.body, 400, 'Bad Request');
+    expect(refused.body.message).toBe('property dry_run should not exist; property force should not exist');
+    await t.http.get('/nodes/write-query-node/versions/1.0.0').expect(200);
+    const put = await t.http.put('/publishers/write-query?notify=1').set(user.auth).send({ description: 'changed' }).expect(400);
+    expect(put.body.message).toBe('property notify should not exist');
+    expect((await t.http.get('/publishers/write-query').expect(200)).body).not.toHaveProperty('description');
+    await t.http.delete(version).set(user.auth).expect(204);
+    // A read that takes no query ignores one (docs/api-rules.md §1).
+    await t.http.get('/users/me').query({ colour: 'red' }).set(user.auth).expect(200);
+  });
+
   it.each([
     ['no header', {}, 'missing bearer token'],
     ['a malformed header', { Authorization: 'Token abc' }, 'malformed Authorization header'],

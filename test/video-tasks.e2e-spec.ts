@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
 import { EarlyUpstreamStatusEntity } from '../src/video-proxy/entities/early-upstream-status.entity';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
+import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { ReservationRecovery } from '../src/video-proxy/reservation-recovery';
 import { CallbackReceiver } from './support/callback-receiver';
 import { holdCommits } from './support/commit-gate';
@@ -124,6 +125,16 @@ describe('Video task lifecycle', () => {
       const headers = signedAsUpstream(upstream.apiKey);
       await t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'queueing' }).expect(204);
       await t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'processing' }).expect(401);
+    });
+
+    it('takes a callback whose query the upstream signed (sorted by name), and refuses one whose query was changed', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user);
+      const withQuery = (query: Record<string, string>) =>
+        signHeaders(upstream.apiKey, 'AK', { method: 'POST', path: UPSTREAM_CALLBACK_PATH, query }, randomUUID());
+      await t.http.post(`${UPSTREAM_CALLBACK_PATH}?b=2&a=1`).set(withQuery({ b: '2', a: '1' })).send({ id: taskId, state: 'queueing' }).expect(204);
+      await t.http.post(`${UPSTREAM_CALLBACK_PATH}?b=3&a=1`).set(withQuery({ b: '2', a: '1' })).send({ id: taskId, state: 'processing' }).expect(401);
+      expect((await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId })).state).toBe('queueing');
     });
 
     it('applies a signed callback and delivers a signed client callback the receiver can verify', async () => {

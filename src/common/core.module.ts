@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } fro
 import { AccessGuard } from '../auth/access.guard';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { JsonBodyInterceptor } from './http/json-body.interceptor';
+import { UndeclaredQueryInterceptor } from './http/undeclared-query.interceptor';
 import { ReadCacheModule } from './http/read-cache.module';
 import { RateLimitGuard, RateLimitModule } from './http/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
@@ -24,7 +25,8 @@ import { StrictValidationPipe } from './validation/validation.pipe';
     // the access check (protection by default: every route needs a token unless marked otherwise).
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AccessGuard },
-    // Bodies are read after the guards (see JsonBodyInterceptor).
+    // A write's stray query is refused before its body is read; bodies are read after the guards (see JsonBodyInterceptor).
+    { provide: APP_INTERCEPTOR, useClass: UndeclaredQueryInterceptor },
     { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
     { provide: APP_FILTER, useClass: HttpErrorFilter },
     { provide: APP_PIPE, useClass: StrictValidationPipe },

@@ -1,11 +1,11 @@
 import { BadRequestException, CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
 import { IncomingMessage } from 'node:http';
 import { Observable } from 'rxjs';
 import { bodyHandlingOf } from './json-body-limits';
 import { readJsonBody } from './json-body-reader';
+import { declaredParams } from './route-params';
 import { isPlainObject } from '../validation/plain-object';
 import { unknownProperty } from '../validation/validation.pipe';
 
@@ -18,9 +18,6 @@ import { unknownProperty } from '../validation/validation.pipe';
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
-  /** Whether each handler has a `@Body()` parameter, read once from the route's parameter metadata. */
-  private readonly takesBody = new WeakMap<object, boolean>();
-
   constructor(private readonly reflector: Reflector) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -28,34 +25,12 @@ export class JsonBodyInterceptor implements NestInterceptor {
     if (context.getType() === 'http' && handling.kind === 'json') {
       const req = context.switchToHttp().getRequest<IncomingMessage & { body?: unknown }>();
       req.body = await readJsonBody(req, handling.limits);
-      if (req.body !== undefined && !this.handlerTakesBody(context)) assertNothingIn(req.body);
+      // Only @Body() takes the body (docs/extending.md, "Request bodies").
+      if (req.body !== undefined && !declaredParams(context.getClass(), context.getHandler()).has(RouteParamtypes.BODY)) assertNothingIn(req.body);
     }
     return next.handle();
   }
 
-  private handlerTakesBody(context: ExecutionContext): boolean {
-    const handler = context.getHandler();
-    let takes = this.takesBody.get(handler);
-    if (takes === undefined) {
-      // The parameters' metadata as Nest's router and @nestjs/swagger read it: under the method's name, keys
-      // `${RouteParamtypes}:${index}`. Only @Body() takes the body (docs/extending.md, "Request bodies").
-      const parameters = Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), methodNameOf(context.getClass(), handler)) as
-        | Record<string, unknown>
-        | undefined;
-      takes = Object.keys(parameters ?? {}).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
-      this.takesBody.set(handler, takes);
-    }
-    return takes;
-  }
-}
-
-/** The name under which the controller (or a class it extends) holds `handler`: a decorator may have renamed the function. */
-function methodNameOf(controller: { prototype: object }, handler: object): string {
-  for (let prototype: object | null = controller.prototype; prototype !== null && prototype !== Object.prototype; prototype = Object.getPrototypeOf(prototype) as object | null) {
-    const name = Object.getOwnPropertyNames(prototype).find((key) => Object.getOwnPropertyDescriptor(prototype, key)?.value === handler);
-    if (name !== undefined) return name;
-  }
-  return (handler as { name: string }).name;
 }
 
 /**

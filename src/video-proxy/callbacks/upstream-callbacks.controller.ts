@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HttpRequest } from '../../common/http/http-request';
@@ -30,12 +30,11 @@ export class UpstreamCallbacksController {
   @ApiHeader({ name: 'X-HMAC-SIGNATURE', required: true })
   @ApiBody({ schema: { type: 'object' } })
   @ApiErrors(400, 401, 413, 415, 429)
-  receive(@Req() req: HttpRequest & IncomingMessage): Promise<void> {
+  // Any query: it is part of what the upstream signs.
+  receive(@Req() req: HttpRequest & IncomingMessage, @Query() query: Record<string, unknown>): Promise<void> {
     return this.callbacks.receive({
       method: req.method,
-      query: Object.fromEntries(
-        Object.entries(req.query).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]),
-      ),
+      query: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)])),
       headers: Object.fromEntries(
         Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]),
       ),
