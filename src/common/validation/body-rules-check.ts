@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap, Type } from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DiscoveryService, ModuleRef } from '@nestjs/core';
+import { methodNamesOf, routeParameters } from '../http/route-params';
 import { BodyRules, bodyRulesOf } from './body-rules';
 
 /**
@@ -48,25 +48,9 @@ export class BodyRulesCheck implements OnApplicationBootstrap {
   }
 }
 
-/**
- * The classes of a controller's `@Body()` parameters (its own routes and those
- * it inherits), read from the metadata Nest's router reads: under the
- * method's name, keys `${RouteParamtypes}:${index}`.
- */
+/** The classes of a controller's `@Body()` parameters, on its own routes and those it inherits. */
 function bodyClassesOf(controller: Type): Type[] {
-  const classes: Type[] = [];
-  const methods = new Set<string>();
-  const routes = controller.prototype as object;
-  for (let prototype: object | null = routes; prototype !== null && prototype !== Object.prototype; prototype = Object.getPrototypeOf(prototype) as object | null) {
-    Object.getOwnPropertyNames(prototype).forEach((name) => methods.add(name));
-  }
-  for (const method of methods) {
-    const parameters = Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) as Record<string, { index: number }> | undefined;
-    const types = Reflect.getMetadata('design:paramtypes', routes, method) as Type[] | undefined;
-    for (const [key, { index }] of Object.entries(parameters ?? {})) {
-      const bodyClass = key.split(':')[0] === String(RouteParamtypes.BODY) ? types?.[index] : undefined;
-      if (bodyClass) classes.push(bodyClass);
-    }
-  }
-  return classes;
+  return methodNamesOf(controller).flatMap((method) =>
+    routeParameters(controller, method).flatMap(({ kind, type }) => (kind === RouteParamtypes.BODY && type ? [type] : [])),
+  );
 }
