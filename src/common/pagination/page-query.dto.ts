@@ -17,7 +17,8 @@ export const toQueryList = ({ value }: { value: unknown }): unknown => (typeof v
 
 export const MAX_PAGE_SIZE = 100;
 
-export class PageQueryDto {
+/** The page number, for query classes whose `limit` has bounds of their own (see CatalogQueryDto). */
+export class PageNumberQueryDto {
   /** 1-based page number. */
   @ApiInteger({ maximum: MAX_PAGE })
   @Transform(toQueryInteger)
@@ -25,7 +26,9 @@ export class PageQueryDto {
   @Min(1)
   @Max(MAX_PAGE)
   page: number = 1;
+}
 
+export class PageQueryDto extends PageNumberQueryDto {
   /** Items per page, at most 100. */
   @ApiInteger()
   @Transform(toQueryInteger)
@@ -33,6 +36,21 @@ export class PageQueryDto {
   @Min(1)
   @Max(MAX_PAGE_SIZE)
   limit: number = 10;
+}
+
+/**
+ * What every paged reply carries beside its items (`nodes`, `entries`, …):
+ * `{total, <items>, page, limit, totalPages}`.
+ */
+export abstract class PageDto {
+  @ApiInteger()
+  total!: number;
+  @ApiInteger()
+  page!: number;
+  @ApiInteger()
+  limit!: number;
+  @ApiInteger()
+  totalPages!: number;
 }
 
 export function totalPages(total: number, limit: number): number {

@@ -21,7 +21,7 @@ import {
 import { applyDecorators } from '@nestjs/common';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { AdminOnly } from '../../common/validation/admin-only';
-import { MAX_PAGE, toQueryBoolean, toQueryInteger, toQueryList } from '../../common/pagination/page-query.dto';
+import { PageDto, PageNumberQueryDto, toQueryBoolean, toQueryInteger, toQueryList } from '../../common/pagination/page-query.dto';
 import { IsHttpUrl, IsObjectOfObjectsPatch, NotNullable, Nullable } from '../../common/validation/validators';
 import { PublisherDto } from '../../publishers/dto/publisher.dto';
 import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
@@ -306,15 +306,7 @@ export const MAX_NODE_ID_FILTER = 100;
  * platform filters (docs/api-rules.md §9.1). Not a PageQueryDto: its larger
  * `limit` would add to that class's rules, not replace them, in subclasses.
  */
-export class CatalogQueryDto {
-  /** 1-based page number. */
-  @ApiInteger({ maximum: MAX_PAGE })
-  @Transform(toQueryInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE)
-  page: number = 1;
-
+export class CatalogQueryDto extends PageNumberQueryDto {
   /** Items per page, at most 1000 (older package-manager clients fetch the whole catalog in one page of 1000). */
   @ApiInteger()
   @Transform(toQueryInteger)
@@ -445,14 +437,6 @@ export class InstallQueryDto extends CompatibilityQueryDto {
 
 }
 
-export class NodeListDto {
-  @ApiInteger()
-  total!: number;
+export class NodeListDto extends PageDto {
   nodes!: NodeDto[];
-  @ApiInteger()
-  page!: number;
-  @ApiInteger()
-  limit!: number;
-  @ApiInteger()
-  totalPages!: number;
 }

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Length, Max, Min, NotEquals } from 'class-validator';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
+import { PageDto } from '../../common/pagination/page-query.dto';
 import { LEDGER_KINDS, LedgerKind } from '../entities/credit-ledger-entry.entity';
 
 // A named constant, not a negative literal: the Swagger CLI plugin cannot copy `-1_000_000_000`
@@ -94,15 +95,7 @@ export class LedgerEntryDto {
   created_at!: string;
 }
 
-export class LedgerPageDto {
-  @ApiInteger()
-  total!: number;
+export class LedgerPageDto extends PageDto {
   entries!: LedgerEntryDto[];
-  @ApiInteger()
-  page!: number;
-  @ApiInteger()
-  limit!: number;
-  @ApiInteger()
-  totalPages!: number;
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
-import { PageQueryDto } from '../../common/pagination/page-query.dto';
+import { PageDto, PageQueryDto } from '../../common/pagination/page-query.dto';
 import { MOVEMENT_AMPLITUDES, VIDEO_STYLES } from './create-video-task.dto';
 import { VIDEO_TASK_STATES, VideoTaskState } from '../entities/video-task.entity';
 
@@ -72,14 +72,6 @@ export class VideoTaskDto extends VideoTaskReplyDto {
 
 export class VideoTaskListQueryDto extends PageQueryDto {}
 
-export class VideoTaskListDto {
-  @ApiInteger()
-  total!: number;
+export class VideoTaskListDto extends PageDto {
   tasks!: VideoTaskDto[];
-  @ApiInteger()
-  page!: number;
-  @ApiInteger()
-  limit!: number;
-  @ApiInteger()
-  totalPages!: number;
 }

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Max, MaxLength, Min, IsInt } from 'class-validator';
 import { ApiInteger } from '../../../common/openapi/api-integer.decorator';
-import { PageQueryDto, toQueryInteger, toQueryList } from '../../../common/pagination/page-query.dto';
+import { PageDto, PageQueryDto, toQueryInteger, toQueryList } from '../../../common/pagination/page-query.dto';
 import { FINDING_CODES, FindingCode, FindingSeverity } from '../../archive-checks/findings';
 import { NodeVersionDto } from '../../dto/node-version.dto';
 import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../../entities/node-version.entity';
@@ -77,14 +77,6 @@ export class ReviewQueueQueryDto extends PageQueryDto {
   statuses?: NodeVersionStatus[];
 }
 
-export class ReviewQueueDto {
-  @ApiInteger()
-  total!: number;
+export class ReviewQueueDto extends PageDto {
   versions!: NodeVersionDto[];
-  @ApiInteger()
-  page!: number;
-  @ApiInteger()
-  limit!: number;
-  @ApiInteger()
-  totalPages!: number;
 }
