@@ -28,7 +28,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<INestAp
   const adapter = createHttpAdapter(environment.trustProxy);
   const modules = AppModule.forRoot(options.extensions ?? [], { metrics: environment.METRICS_TOKEN !== undefined });
   const app = await NestFactory.create(modules, adapter, {
-    // Bodies are read after authentication, with limits enforced as they stream in (see JsonBodyInterceptor).
+    // Bodies are read after authentication, with limits enforced as they stream in (see RequestInputInterceptor).
     bodyParser: false,
     // JSON lines from the start: a module that fails to start (a bad setting) is logged as everything else is.
     // Synchronous: a failing start exits right after its last line.

@@ -175,6 +175,14 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     const put = await t.http.put('/publishers/write-query?notify=1').set(user.auth).send({ description: 'changed' }).expect(400);
     expect(put.body.message).toBe('property notify should not exist');
     expect((await t.http.get('/publishers/write-query').expect(200)).body).not.toHaveProperty('description');
+    // With the body's own problems, in one message (CONTRACT §1: all problems joined), and nothing changed.
+    const both = await t.http.put('/publishers/write-query/nodes/write-query-node?x=1').set(user.auth).send({ zz: 1, name: 5 }).expect(400);
+    expect(both.body.message).toBe('property x should not exist; property zz should not exist; name must be a string');
+    expect((await t.http.get('/nodes/write-query-node').expect(200)).body.name).toBe('N');
+    // A body on a route that takes none, with the problems of the query it does take.
+    const review = await t.http.post('/nodes/write-query-node/reviews?star=9').set(user.auth).send({ q: 1 }).expect(400);
+    expect(review.body.message).toBe('star must be an integer from 1 to 5; property q should not exist');
+    expect((await t.http.get('/nodes/write-query-node').expect(200)).body.rating).toBe(0);
     await t.http.delete(version).set(user.auth).expect(204);
     // A read that takes no query ignores one (docs/api-rules.md §1).
     await t.http.get('/users/me').query({ colour: 'red' }).set(user.auth).expect(200);

@@ -2,8 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { AccessGuard } from '../auth/access.guard';
 import { HttpErrorFilter } from './errors/http-error.filter';
-import { JsonBodyInterceptor } from './http/json-body.interceptor';
-import { UndeclaredQueryInterceptor } from './http/undeclared-query.interceptor';
+import { RequestInputInterceptor } from './http/request-input.interceptor';
 import { ReadCacheModule } from './http/read-cache.module';
 import { RateLimitGuard, RateLimitModule } from './http/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
@@ -25,11 +24,12 @@ import { StrictValidationPipe } from './validation/validation.pipe';
     // the access check (protection by default: every route needs a token unless marked otherwise).
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AccessGuard },
-    // A write's stray query is refused before its body is read; bodies are read after the guards (see JsonBodyInterceptor).
-    { provide: APP_INTERCEPTOR, useClass: UndeclaredQueryInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
+    // Bodies are read after the guards (see RequestInputInterceptor).
+    { provide: APP_INTERCEPTOR, useClass: RequestInputInterceptor },
     { provide: APP_FILTER, useClass: HttpErrorFilter },
-    { provide: APP_PIPE, useClass: StrictValidationPipe },
+    // One instance: the interceptor asks it for the problems it reports with its own.
+    StrictValidationPipe,
+    { provide: APP_PIPE, useExisting: StrictValidationPipe },
     BodyRulesCheck,
   ],
 })

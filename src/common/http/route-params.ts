@@ -8,7 +8,7 @@ export interface RouteParameter {
   type?: Type;
 }
 
-const declared = new WeakMap<object, Set<RouteParamtypes>>();
+const byHandler = new WeakMap<object, RouteParameter[]>();
 
 /**
  * The parameters the controller's `method` declares, read from the metadata
@@ -30,14 +30,14 @@ export function methodNamesOf(controller: Type): string[] {
   return [...names];
 }
 
-/** The kinds of parameter a route's handler declares, read once per handler (see routeParameters). */
-export function declaredParams(controller: Type, handler: object): Set<RouteParamtypes> {
-  let kinds = declared.get(handler);
-  if (kinds === undefined) {
-    kinds = new Set(routeParameters(controller, methodNameOf(controller, handler)).map(({ kind }) => kind));
-    declared.set(handler, kinds);
+/** The parameters a route's handler declares, read once per handler (see routeParameters). */
+export function handlerParameters(controller: Type, handler: object): RouteParameter[] {
+  let parameters = byHandler.get(handler);
+  if (parameters === undefined) {
+    parameters = routeParameters(controller, methodNameOf(controller, handler));
+    byHandler.set(handler, parameters);
   }
-  return kinds;
+  return parameters;
 }
 
 /** The name under which the controller (or a class it extends) holds `handler`: a decorator may have renamed the function. */
