@@ -56,6 +56,9 @@ describe('Admin-only node fields are declared on the DTO (@AdminOnly)', () => {
         .send({ id: unique('node'), name: 'New', [field]: CONTRACT_ADMIN_ONLY[field] });
       expect([field, create.status]).toEqual([field, 403]);
     }
+    // Several at once: each is named (CONTRACT §1's one message naming every problem).
+    const several = await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.member.auth).send(CONTRACT_ADMIN_ONLY).expect(403);
+    expect(several.body.message).toBe(declared.map((field) => `only admins may change '${field}'`).join('; '));
     expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body).toEqual(before);
   });
 });

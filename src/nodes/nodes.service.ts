@@ -621,13 +621,13 @@ export class NodesService implements OnModuleInit {
 
   private assertAdminFieldsUnchanged(caller: Principal, node: NodeEntity, input: NodeFieldsDto): void {
     if (caller.isAdmin) return;
-    for (const field of ADMIN_ONLY_NODE_FIELDS) {
+    const changed = ADMIN_ONLY_NODE_FIELDS.filter((field) => {
       const value = input[field];
       const current = node[NODE_FIELD_PROPERTIES[field]];
-      if (value !== undefined && !sameValue(patchValue(field, value, current), current)) {
-        throw new ForbiddenException(`only admins may change '${field}'`);
-      }
-    }
+      return value !== undefined && !sameValue(patchValue(field, value, current), current);
+    });
+    // Each field named, as validation names every problem (CONTRACT §1).
+    if (changed.length > 0) throw new ForbiddenException(changed.map((field) => `only admins may change '${field}'`).join('; '));
   }
 
   /** Applies the merge patch to the entity; returns the columns it set (leaving out the `unwritten` fields). */
