@@ -67,6 +67,33 @@ describeWithRedis('Shared state in Redis', () => {
     }
   });
 
+  it('Redis hanging with its connections open: within a second an instance stops serving what it cached, and says Redis is not connected', async () => {
+    const relay = await VanishingRedis.start(redisUrl);
+    const a = await TestApp.start({ DATABASE_URL: database, REDIS_URL: redisUrl });
+    const b = await TestApp.start({ DATABASE_URL: database, REDIS_URL: relay.url });
+    try {
+      const f = await createPublisherWithNode(a, { description: 'before' });
+      // A catalog page: cached for CACHE_MAX_AGE_S (a single node's reply lives only a second).
+      const description = async () => ((await b.http.get(`/nodes?search=${f.nodeId}`).expect(200)).body.nodes[0]?.description as string | undefined);
+      expect(await description()).toBe('before'); // b caches it
+      relay.hang();
+      const hungAt = Date.now();
+      await a.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.owner.auth).send({ description: 'after' }).expect(200);
+      const writtenAt = Date.now();
+      // The message of the write never reaches b: b must stop trusting its cache by itself.
+      await waitFor(async () => (await description()) === 'after', 1000, 'b to show the write');
+      expect(Date.now() - writtenAt).toBeLessThanOrEqual(1000);
+      const connected = async () => (await b.http.get('/health/ready').expect(200)).body.details.redis.connected as boolean;
+      await waitFor(async () => !(await connected()), Math.max(0, 1000 - (Date.now() - hungAt)), 'b to say Redis is not connected');
+      await relay.up();
+      await waitFor(async () => (await b.http.get('/health/ready')).body.details.redis.connected === true, 10000, 'b to reconnect');
+    } finally {
+      await a.close();
+      await b.close();
+      await relay.down();
+    }
+  });
+
   it('one client has one rate-limit window across instances', async () => {
     const [a, b] = await twoInstances({ THROTTLE_LIMIT: '3', THROTTLE_TTL_S: '60' });
     try {

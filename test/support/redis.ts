@@ -28,11 +28,13 @@ export async function flushRedis(url: string): Promise<void> {
 /**
  * A TCP relay in front of the real Redis that can be taken away and brought
  * back: what an instance sees when Redis goes down (connections reset, new
- * ones refused) without stopping the Redis other suites use.
+ * ones refused) or hangs (nothing answers), without stopping the Redis other
+ * suites use.
  */
 export class VanishingRedis {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
+  private hung = false;
 
   private constructor(
     private readonly target: URL,
@@ -55,6 +57,12 @@ export class VanishingRedis {
   }
 
   async up(): Promise<void> {
+    if (this.hung) {
+      // What was sent meanwhile is lost: its connections end, as a partition's do once it heals.
+      this.hung = false;
+      for (const socket of this.sockets) socket.destroy();
+      return;
+    }
     this.server = createServer((client) => {
       const upstream = connect(Number(this.target.port || 6379), this.target.hostname);
       for (const socket of [client, upstream]) {
@@ -62,10 +70,16 @@ export class VanishingRedis {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      client.on('data', (data: Buffer) => this.hung || upstream.write(data));
+      upstream.on('data', (data: Buffer) => this.hung || client.write(data));
     });
     this.server.listen(this.port, '127.0.0.1');
     await once(this.server, 'listening');
+  }
+
+  /** Redis stops answering but its connections stay open, new ones too: a partition, or a stalled server. */
+  hang(): void {
+    this.hung = true;
   }
 
   async down(): Promise<void> {

@@ -9,13 +9,24 @@ export const REDIS_KEY_PREFIX = 'registry:';
 const WARNING_INTERVAL_MS = 60_000;
 /** How long startup waits for Redis before serving without it (docs/api-rules.md §8: keep serving). */
 const STARTUP_WAIT_MS = 2000;
+/**
+ * Every connection is pinged this often and dropped (then reconnected) when
+ * the answer takes longer than HEARTBEAT_TIMEOUT_MS: a Redis that hangs with
+ * its connections open (a partition, a stalled server) sends no error, and
+ * until a connection closes nothing here would stop trusting caches kept
+ * valid by its messages. Together under 1 s, the bound on a write reaching
+ * every instance (docs/api-rules.md §8).
+ */
+const HEARTBEAT_MS = 250;
+const HEARTBEAT_TIMEOUT_MS = 500;
 
 /**
  * The connection to REDIS_URL, when it is set: state all instances share
  * (rate-limit windows, auth-cache invalidation). Commands fail at once while
  * Redis is unreachable instead of queueing (no offline queue, no retries,
  * a 1 s command deadline), so callers can fail open (docs/api-rules.md §8); the
- * client reconnects by itself. Problems are logged at most once a minute.
+ * client reconnects by itself. A connection that stops answering is dropped
+ * by the heartbeat (HEARTBEAT_MS). Problems are logged at most once a minute.
  */
 @Injectable()
 export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
@@ -24,6 +35,7 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
   readonly client: Redis | null;
   private readonly connections: Redis[] = [];
   private lastWarningAt = -Infinity;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(@Inject(appConfig.KEY) config: AppConfig) {
     this.client = config.REDIS_URL === undefined ? null : this.connect(config.REDIS_URL, { keyPrefix: REDIS_KEY_PREFIX });
@@ -49,13 +61,27 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    if (!this.client || this.client.status === 'ready') return;
+    if (!this.client) return;
+    this.heartbeat = setInterval(() => this.connections.forEach((connection) => void this.checkAnswers(connection)), HEARTBEAT_MS).unref();
+    if (this.client.status === 'ready') return;
     // Shared state from the first request when Redis is there; if it is not, serve without it.
     const deadline = AbortSignal.timeout(STARTUP_WAIT_MS);
     await once(this.client, 'ready', { signal: deadline }).catch(() => this.warn('not reachable at startup', 'serving without it'));
   }
 
+  /** Pings a ready connection; one that does not answer in time is dropped, and reconnects by itself. */
+  private async checkAnswers(connection: Redis): Promise<void> {
+    if (connection.status !== 'ready') return;
+    const late = new Promise<'late'>((resolve) => setTimeout(resolve, HEARTBEAT_TIMEOUT_MS, 'late').unref());
+    // Any answer will do: a subscriber's differs from PONG.
+    const outcome = await Promise.race([connection.ping().then(() => 'answered', (error: unknown) => error), late]);
+    if (outcome === 'answered' || connection.status !== 'ready') return;
+    this.warn(outcome === 'late' ? `no answer to a ping within ${HEARTBEAT_TIMEOUT_MS} ms` : outcome, 'reconnecting; rate limits fail open and auth reads the database until it is back');
+    connection.disconnect(true);
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.heartbeat);
     await Promise.all(this.connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
   }
 
