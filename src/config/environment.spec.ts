@@ -17,9 +17,29 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ TRUST_PROXY: 'loopback,' })).toThrow(/TRUST_PROXY/);
     expect(() => validateEnvironment({ REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/REDIS_URL/);
     expect(validateEnvironment({ REDIS_URL: 'redis://127.0.0.1:6379/3' }).REDIS_URL).toBe('redis://127.0.0.1:6379/3');
+    expect(() => validateEnvironment({ REDIS_URL: 'redis://127.0.0.1:6379/abc' })).toThrow(/REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL, its path a database number/);
+    expect(validateEnvironment({ REDIS_URL: 'rediss://user:p%40ss@cache.internal:6380/12?family=6' }).REDIS_URL).toBe('rediss://user:p%40ss@cache.internal:6380/12?family=6');
     expect(() => validateEnvironment({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
     expect(() => validateEnvironment({ METRICS_TOKEN: 'a token with spaces in it' })).toThrow(/METRICS_TOKEN/);
     expect(validateEnvironment({ METRICS_TOKEN: 'prometheus-scrape-token' }).METRICS_TOKEN).toBe('prometheus-scrape-token');
+  });
+
+  it('never shows a secret it refuses, nor a URL’s password', () => {
+    const problemsOf = (raw: Record<string, string>) => {
+      try {
+        validateEnvironment(raw);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    const token = problemsOf({ METRICS_TOKEN: 'short-secret' });
+    expect(token).toMatch(/METRICS_TOKEN: .* \(got a value not shown: it is a secret\)/);
+    expect(token).not.toContain('short-secret');
+    const redis = problemsOf({ REDIS_URL: 'redis://admin:hunter 2@cache:6379/0' });
+    expect(redis).toContain('(got "redis://admin:***@cache:6379/0")');
+    expect(redis).not.toContain('hunter');
+    expect(problemsOf({ PORT: 'eighty' })).toContain('(got "eighty")');
   });
 
   it('compiles TRUST_PROXY with Express trust-proxy semantics', () => {

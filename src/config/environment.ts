@@ -13,6 +13,17 @@ export const toInteger = ({ value }: { value: unknown }): unknown =>
 
 export class EnvironmentError extends Error {}
 
+/** Variables whose whole value is a secret, by name. */
+const SECRET_VARIABLE = /(TOKEN|KEY|SECRET|PASSWORD)$/;
+/** A URL's password: `scheme://user:` then anything up to `@`. */
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@]*@/i;
+
+/** A refused value as a startup error shows it: never a secret, nor a URL's password (logs never hold one, CONTRACT §5). */
+export function shownValue(variable: string, value: unknown): string {
+  if (SECRET_VARIABLE.test(variable)) return 'a value not shown: it is a secret';
+  return JSON.stringify(typeof value === 'string' ? value.replace(URL_PASSWORD, '$1:***@') : value);
+}
+
 /**
  * Validates environment variables against a class of class-validator rules.
  * `derive` turns raw values into parsed ones and throws with a reason, which
@@ -28,7 +39,7 @@ export function validateVariables<T extends object>(
   const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== ''));
   const env = plainToInstance(schema, present, { exposeDefaultValues: true });
   const problems = validateSync(env).map(
-    (error) => `${error.property}: ${failedConstraintMessages(error.constraints, error.value).join(', ')} (got ${JSON.stringify(error.value)})`,
+    (error) => `${error.property}: ${failedConstraintMessages(error.constraints, error.value).join(', ')} (got ${shownValue(error.property, error.value)})`,
   );
   for (const [variable, step] of Object.entries(derive) as [string, (env: T) => void][]) {
     try {
@@ -122,7 +133,8 @@ export class Environment {
    * invalidation), e.g. redis://127.0.0.1:6379/0. Unset: kept in process (one instance).
    */
   @IsOptional()
-  @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  // The database number, if any, is digits: ioredis would send `SELECT NaN` for /abc and crash at startup.
+  @Matches(/^rediss?:\/\/[^\s/?#]+(\/\d*)?(\?\S*)?$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL, its path a database number' })
   REDIS_URL?: string;
 
   /**
