@@ -24,6 +24,9 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# `npm run cli -- <command>` (CONTRACT §2): its script's first step, and the .npmrc that keeps npm's banner off stdout.
+COPY --from=build /app/scripts/build-if-stale.js ./scripts/
+COPY .npmrc ./
 # /data/archives too, so that a named volume mounted there (docker-compose.yml) starts owned by node.
 RUN mkdir -p /data/archives && chown -R node:node /data
 USER node

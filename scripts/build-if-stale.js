@@ -16,6 +16,9 @@ function newestMtime(path) {
   return readdirSync(path).reduce((newest, entry) => Math.max(newest, newestMtime(join(path, entry))), 0);
 }
 
+// Without src/ (the Docker image, which has dist/ only) there is nothing to build from.
+if (!existsSync(join(root, 'src'))) process.exit(0);
+
 const inputs = ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json']
   .map((entry) => join(root, entry))
   .filter(existsSync);

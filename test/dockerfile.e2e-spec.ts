@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { ArchivesEnvironment } from '../src/archives/archives.config';
 import { validateEnvironment, validateVariables } from '../src/config/environment';
 
 /** The last stage of the Dockerfile (the image that runs): its ENV variables, VOLUMEs, USER and WORKDIR. */
-function runtimeStage(): { env: Record<string, string>; volumes: string[]; runs: string[]; user?: string; workdir?: string } {
+function runtimeStage(): { env: Record<string, string>; volumes: string[]; runs: string[]; copies: string[]; user?: string; workdir?: string } {
   // Continuation lines joined, comments dropped.
   const lines = readFileSync(join(__dirname, '..', 'Dockerfile'), 'utf8')
     .replace(/\\\n\s*/g, ' ')
@@ -16,7 +18,7 @@ function runtimeStage(): { env: Record<string, string>; volumes: string[]; runs:
     instruction('ENV').flatMap((pairs) => [...pairs.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, value])),
   );
   const volumes = instruction('VOLUME').flatMap((value) => JSON.parse(value) as string[]);
-  return { env, volumes, runs: instruction('RUN'), user: instruction('USER').at(-1), workdir: instruction('WORKDIR').at(-1) };
+  return { env, volumes, runs: instruction('RUN'), copies: instruction('COPY'), user: instruction('USER').at(-1), workdir: instruction('WORKDIR').at(-1) };
 }
 
 /**
@@ -27,7 +29,7 @@ function runtimeStage(): { env: Record<string, string>; volumes: string[]; runs:
  * ./data/archives, under the root-owned /app: the first publish failed.
  */
 describe('The Dockerfile', () => {
-  const { env, volumes, runs, user, workdir } = runtimeStage();
+  const { env, volumes, runs, copies, user, workdir } = runtimeStage();
   const underVolume = (path: string) => volumes.some((volume) => !relative(volume, path).startsWith('..') && !isAbsolute(relative(volume, path)));
   const resolved = (path: string) => (isAbsolute(path) ? path : join(workdir ?? '/', path));
   const storage = resolved(validateVariables(ArchivesEnvironment, env).STORAGE_DIR);
@@ -44,6 +46,27 @@ describe('The Dockerfile', () => {
       storage,
     };
     expect(Object.entries(written).filter(([, path]) => !underVolume(path))).toEqual([]);
+  });
+
+  it('runs the CLI as the contract says, `npm run cli -- <command>`, printing only the command’s output', () => {
+    // The image's /app as its COPY lines make it, from this checkout (the build stage's /app is this checkout
+    // built); a stand-in for the built CLI, so no build is needed: what is checked is the npm script's way to it.
+    const app = mkdtempSync(join(tmpdir(), 'registry-image-'));
+    try {
+      for (const copy of copies) {
+        const [source, destination] = copy.replace(/^--from=build \/app\//, '').split(/\s+/);
+        if (source === 'node_modules' || source === 'dist') continue;
+        const target = join(app, destination.endsWith('/') ? join(destination, source.split('/').at(-1) ?? '') : destination === './' ? source : destination);
+        mkdirSync(dirname(target), { recursive: true });
+        cpSync(join(__dirname, '..', source), target, { recursive: true });
+      }
+      mkdirSync(join(app, 'dist', 'src'), { recursive: true });
+      writeFileSync(join(app, 'dist', 'src', 'cli.js'), "process.stdout.write('cli ' + process.argv.slice(2).join(' ') + '\\n');\n");
+      const stdout = execFileSync('npm', ['run', 'cli', '--', 'token', 'create'], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      expect(stdout).toBe('cli token create\n');
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 
   it('creates the storage directory owned by that user, so a named volume mounted on it (docker-compose.yml) is writable', () => {
