@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipRateLimit } from '../common/http/rate-limit.module';
@@ -39,9 +39,17 @@ export class HealthController {
   @ApiOkResponse({ type: HealthDto, description: 'Every indicator is up' })
   ready(): Promise<HealthCheckResult> {
     const database = () => this.database.pingCheck('database', { timeout: 2000 });
-    if (!this.redis.client) return this.health.check([database]);
     // Without Redis the instance still serves correctly (rate limits fail open, auth reads the
     // database), so Redis is reported but never makes it unready (docs/api-rules.md §8).
-    return this.health.check([database, () => ({ redis: { status: 'up', connected: this.redis.available } })]);
+    const redis = () => ({ redis: { status: 'up' as const, connected: this.redis.available } });
+    return this.health.check(this.redis.client ? [database, redis] : [database]).catch(namingWhatIsDown);
   }
+}
+
+/** Terminus's 503 says only "Service Unavailable Exception": the message names each check that failed (no internals). */
+function namingWhatIsDown(error: unknown): never {
+  const result = error instanceof ServiceUnavailableException ? (error.getResponse() as Partial<HealthCheckResult>) : undefined;
+  const down = Object.keys(result?.error ?? {});
+  if (down.length === 0) throw error;
+  throw new ServiceUnavailableException(`not ready: ${down.map((check) => `${check} is down`).join('; ')}`);
 }
