@@ -62,7 +62,10 @@ describe('The Dockerfile', () => {
       }
       mkdirSync(join(app, 'dist', 'src'), { recursive: true });
       writeFileSync(join(app, 'dist', 'src', 'cli.js'), "process.stdout.write('cli ' + process.argv.slice(2).join(' ') + '\\n');\n");
-      const stdout = execFileSync('npm', ['run', 'cli', '--', 'token', 'create'], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      // As `docker exec` runs it: without the npm_config_* variables an `npm test` running this suite exports
+      // (they would override the image's .npmrc).
+      const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
+      const stdout = execFileSync('npm', ['run', 'cli', '--', 'token', 'create'], { cwd: app, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
       expect(stdout).toBe('cli token create\n');
     } finally {
       rmSync(app, { recursive: true, force: true });
