@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { FailingRounds } from '../logging/failing-rounds';
 
 /** How long stop() waits for a run in progress. */
 const SHUTDOWN_WAIT_MS = 5000;
@@ -7,25 +8,30 @@ const SHUTDOWN_WAIT_MS = 5000;
  * Runs `work` at once and then `intervalMs` after each run ends (never two
  * runs at a time), until stop(), which aborts the signal `work` is given so
  * that a long run can end between two of its steps. A failed run is logged
- * and the next one comes as usual.
+ * (see FailingRounds) and the next one comes as usual.
  */
 export class PeriodicJob {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private readonly stopping = new AbortController();
+  private readonly rounds: FailingRounds;
 
   constructor(
-    private readonly what: string,
+    what: string,
     private readonly intervalMs: number,
     private readonly work: (stopping: AbortSignal) => Promise<unknown>,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.rounds = new FailingRounds(logger, what);
+  }
 
   start(): void {
     if (this.stopping.signal.aborted) return;
     this.running = this.work(this.stopping.signal)
-      .then(() => undefined)
-      .catch((error: unknown) => this.logger.error({ err: error }, `${this.what} failed; retried at the next`))
+      .then(
+        () => this.rounds.succeeded(),
+        (error: unknown) => this.rounds.failed(error),
+      )
       .finally(() => {
         if (this.stopping.signal.aborted) return;
         this.timer = setTimeout(() => this.start(), this.intervalMs);

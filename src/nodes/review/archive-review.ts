@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ArchiveStorage } from '../../archives/archive-storage';
+import { FailingRounds } from '../../common/logging/failing-rounds';
 import { checkArchive } from '../archive-checks/check-archive';
 import { extractNodeClasses } from '../comfy-nodes/extraction/extract-node-classes';
 import { NodesRepository } from '../nodes.repository';
@@ -37,6 +38,7 @@ const keyOf = ({ versionId, sha256 }: ArchiveReviewJob): string => `${versionId}
 @Injectable()
 export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ArchiveReview.name);
+  private readonly sweeps = new FailingRounds(this.logger, 'looking for archives awaiting review');
   private readonly waiting: ArchiveReviewJob[] = [];
   /** Jobs waiting or running here, by key, so a sweep does not queue one twice. */
   private readonly queued = new Set<string>();
@@ -85,7 +87,10 @@ export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationS
   private sweepPeriodically(): void {
     if (this.stopped) return;
     void this.sweep()
-      .catch((error: unknown) => this.logger.error({ err: error }, 'looking for archives awaiting review failed; retried at the next sweep'))
+      .then(
+        () => this.sweeps.succeeded(),
+        (error: unknown) => this.sweeps.failed(error),
+      )
       .finally(() => {
         if (this.stopped) return;
         this.timer = setTimeout(() => this.sweepPeriodically(), SWEEP_INTERVAL_MS);

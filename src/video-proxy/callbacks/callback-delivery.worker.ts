@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { createHmac } from 'node:crypto';
 import { Counter } from 'prom-client';
+import { FailingRounds } from '../../common/logging/failing-rounds';
 import { UsersService } from '../../users/users.service';
 import { videoConfig, VideoConfig } from '../video.config';
 import { postJson, RefusedAddressError } from './callback-http';
@@ -40,6 +41,7 @@ export function callbackSignature(secret: string, body: string): string {
 @Injectable()
 export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(CallbackDeliveryWorker.name);
+  private readonly rounds = new FailingRounds(this.logger, 'callback delivery round');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
@@ -66,7 +68,10 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.deliverDue()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'callback delivery round failed'))
+        .then(
+          () => this.rounds.succeeded(),
+          (error: unknown) => this.rounds.failed(error),
+        )
         .finally(() => this.schedule());
     }, POLL_INTERVAL_MS);
     this.timer.unref();

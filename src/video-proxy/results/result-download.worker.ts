@@ -3,6 +3,7 @@ import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { EntityManager } from 'typeorm';
 import { ArchiveStorage, ArchiveTooLargeError, StoredArchive } from '../../archives/archive-storage';
+import { FailingRounds } from '../../common/logging/failing-rounds';
 import { SharedRate } from '../../common/pacing/shared-rate';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { retryDelayMs } from '../callbacks/callback-delivery.worker';
@@ -49,6 +50,7 @@ class UnfollowableLinkError extends Error {}
 @Injectable()
 export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ResultDownloadWorker.name);
+  private readonly rounds = new FailingRounds(this.logger, 'result download round');
   private readonly shutdown = new AbortController();
   private readonly downloadRate = new SharedRate(DOWNLOAD_BYTES_PER_S);
   private timer?: NodeJS.Timeout;
@@ -78,7 +80,10 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
     if (this.shutdown.signal.aborted) return;
     this.timer = setTimeout(() => {
       this.running = this.round()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'result download round failed'))
+        .then(
+          () => this.rounds.succeeded(),
+          (error: unknown) => this.rounds.failed(error),
+        )
         .finally(() => this.schedule());
     }, POLL_INTERVAL_MS);
     this.timer.unref();
