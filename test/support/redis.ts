@@ -63,15 +63,18 @@ export class VanishingRedis {
       for (const socket of this.sockets) socket.destroy();
       return;
     }
-    this.server = createServer((client) => {
-      const upstream = connect(Number(this.target.port || 6379), this.target.hostname);
+    // Half-open allowed: a hung Redis does not close its side when the instance closes its own.
+    this.server = createServer({ allowHalfOpen: true }, (client) => {
+      const upstream = connect({ port: Number(this.target.port || 6379), host: this.target.hostname, allowHalfOpen: true });
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.on('data', (data: Buffer) => this.hung || upstream.write(data));
-      upstream.on('data', (data: Buffer) => this.hung || client.write(data));
+      for (const [from, to] of [[client, upstream], [upstream, client]]) {
+        from.on('data', (data: Buffer) => this.hung || to.write(data));
+        from.on('end', () => this.hung || to.end());
+      }
     });
     this.server.listen(this.port, '127.0.0.1');
     await once(this.server, 'listening');

@@ -36,6 +36,9 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
   private readonly connections: Redis[] = [];
   private lastWarningAt = -Infinity;
   private heartbeat: NodeJS.Timeout | undefined;
+  /** When each connection's unanswered ping went out. */
+  private readonly pingsSentAt = new Map<Redis, number>();
+  private closing = false;
 
   constructor(@Inject(appConfig.KEY) config: AppConfig) {
     this.client = config.REDIS_URL === undefined ? null : this.connect(config.REDIS_URL, { keyPrefix: REDIS_KEY_PREFIX });
@@ -62,25 +65,45 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     if (!this.client) return;
-    this.heartbeat = setInterval(() => this.connections.forEach((connection) => void this.checkAnswers(connection)), HEARTBEAT_MS).unref();
+    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS).unref();
     if (this.client.status === 'ready') return;
     // Shared state from the first request when Redis is there; if it is not, serve without it.
     const deadline = AbortSignal.timeout(STARTUP_WAIT_MS);
     await once(this.client, 'ready', { signal: deadline }).catch(() => this.warn('not reachable at startup', 'serving without it'));
   }
 
-  /** Pings a ready connection; one that does not answer in time is dropped, and reconnects by itself. */
-  private async checkAnswers(connection: Redis): Promise<void> {
-    if (connection.status !== 'ready') return;
-    const late = new Promise<'late'>((resolve) => setTimeout(resolve, HEARTBEAT_TIMEOUT_MS, 'late').unref());
-    // Any answer will do: a subscriber's differs from PONG.
-    const outcome = await Promise.race([connection.ping().then(() => 'answered', (error: unknown) => error), late]);
-    if (outcome === 'answered' || connection.status !== 'ready') return;
-    this.warn(outcome === 'late' ? `no answer to a ping within ${HEARTBEAT_TIMEOUT_MS} ms` : outcome, 'reconnecting; rate limits fail open and auth reads the database until it is back');
+  /**
+   * One ping in flight per ready connection; one unanswered for
+   * HEARTBEAT_TIMEOUT_MS is dropped, and reconnects by itself. Any reply
+   * counts, an error reply too (a subscriber's differs from PONG; an ACL may
+   * refuse PING): Redis answered.
+   */
+  private beat(): void {
+    const now = Date.now();
+    for (const connection of this.connections) {
+      const sentAt = this.pingsSentAt.get(connection);
+      if (connection.status !== 'ready') {
+        this.pingsSentAt.delete(connection);
+      } else if (sentAt === undefined) {
+        this.pingsSentAt.set(connection, now);
+        const answered = () => this.pingsSentAt.get(connection) === now && this.pingsSentAt.delete(connection);
+        connection.ping().then(answered, (error: unknown) => error instanceof Error && error.name === 'ReplyError' && answered());
+      } else if (now - sentAt >= HEARTBEAT_TIMEOUT_MS) {
+        // Timers run before I/O is read: after a stalled event loop, an answer already waiting is read before this.
+        setImmediate(() => this.dropIfUnanswered(connection, sentAt));
+      }
+    }
+  }
+
+  private dropIfUnanswered(connection: Redis, sentAt: number): void {
+    if (this.closing || connection.status !== 'ready' || this.pingsSentAt.get(connection) !== sentAt) return;
+    this.pingsSentAt.delete(connection);
+    this.warn(`no answer to a ping within ${HEARTBEAT_TIMEOUT_MS} ms`, 'reconnecting; rate limits fail open and auth reads the database until it is back');
     connection.disconnect(true);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
     clearInterval(this.heartbeat);
     await Promise.all(this.connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
   }
@@ -91,6 +114,8 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
       maxRetriesPerRequest: 0,
       commandTimeout: 1000,
       connectTimeout: 2000,
+      // A dropped connection's socket is destroyed at once: a hung peer never closes its side.
+      disconnectTimeout: 0,
       autoResubscribe: false,
       // Keep trying, at most a second apart.
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
