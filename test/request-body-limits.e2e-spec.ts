@@ -235,6 +235,14 @@ describe('Request bodies: the token before the body, limits while it streams in'
       expect((await t.http.get(`/nodes/${f.nodeId}`).set(f.owner.auth).expect(200)).body.description).toBe('sent after the 100');
     });
 
+    it('a write with a query parameter it does not take: 400 and no 100, so the body is never sent', async () => {
+      const body = Buffer.from(JSON.stringify({ description: 'never sent', zz: 1 }));
+      const reply = await sendExpectingContinue(t, 'PUT', `/publishers/${f.publisherId}/nodes/${f.nodeId}?x=1`, f.owner.auth, body);
+      expect(reply).toMatchObject({ status: 400, continued: false });
+      expect((JSON.parse(reply.body) as { message: string }).message).toBe('property x should not exist');
+      expect((await t.http.get(`/nodes/${f.nodeId}`).set(f.owner.auth).expect(200)).body.description).not.toBe('never sent');
+    });
+
     it('an archive upload gets its 100 once the member is checked, none without a token or for a non-member', async () => {
       const g = await createPublisherWithNode(t);
       await addVersions(t, g, '1.0.0');

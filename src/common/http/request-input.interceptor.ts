@@ -27,7 +27,8 @@ type Request = IncomingMessage & { body?: unknown; query?: Record<string, unknow
  * deletes nothing. Reads that take no query stay lenient, but the registry's,
  * which declare theirs (docs/api-rules.md §1). The refusal also names the
  * problems the global pipe finds in the query or body the route does take:
- * every problem of a request in one message.
+ * every problem of a request in one message (a route-level pipe's, such as
+ * PublishBodyPipe's or NoQuery's, are its own and not asked for).
  */
 @Injectable()
 export class RequestInputInterceptor implements NestInterceptor {
@@ -40,12 +41,17 @@ export class RequestInputInterceptor implements NestInterceptor {
     if (context.getType() !== 'http') return next.handle();
     const req = context.switchToHttp().getRequest<Request>();
     const handling = bodyHandlingOf(this.reflector, context.getHandler());
-    if (handling.kind === 'json') req.body = await readJsonBody(req, handling.limits);
     const parameters = handlerParameters(context.getClass(), context.getHandler());
     const takes = (kind: RouteParamtypes) => parameters.find((parameter) => parameter.kind === kind);
     const query = takes(RouteParamtypes.QUERY);
     const body = takes(RouteParamtypes.BODY);
     const strayQuery = query || READS.has(req.method ?? '') ? [] : Object.keys(req.query ?? {}).map(unknownProperty);
+    // Refused before the body is read when there is nothing in it to report with, or the client waits for a
+    // 100 Continue before sending it (docs/request-bodies.md): a refused request's body is not asked for.
+    if (strayQuery.length > 0 && (!body || handling.kind !== 'json' || req.headers.expect !== undefined)) {
+      throw new BadRequestException(strayQuery.join('; '));
+    }
+    if (handling.kind === 'json') req.body = await readJsonBody(req, handling.limits);
     const strayBody = body || handling.kind !== 'json' || req.body === undefined ? [] : problemsOfUnwantedBody(req.body);
     if (strayQuery.length > 0 || strayBody.length > 0) {
       const queryProblems = query ? await this.problemsOf(req.query, 'query', query.type) : strayQuery;
