@@ -17,7 +17,10 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ TRUST_PROXY: 'loopback,' })).toThrow(/TRUST_PROXY/);
     expect(() => validateEnvironment({ REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/REDIS_URL/);
     expect(validateEnvironment({ REDIS_URL: 'redis://127.0.0.1:6379/3' }).REDIS_URL).toBe('redis://127.0.0.1:6379/3');
-    expect(() => validateEnvironment({ REDIS_URL: 'redis://127.0.0.1:6379/abc' })).toThrow(/REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL, its path a database number/);
+    for (const REDIS_URL of ['redis://127.0.0.1:6379/abc', 'redis://127.0.0.1:6379?db=abc', 'redis://127.0.0.1:6379/99999999999999999999']) {
+      expect(() => validateEnvironment({ REDIS_URL })).toThrow(/REDIS_URL: the database number \(its path, or a db parameter\) must be a number/);
+    }
+    for (const REDIS_URL of ['redis://[::1]:6379/0', 'redis://cache/', 'redis://:secret@cache:6379?db=2']) expect(validateEnvironment({ REDIS_URL }).REDIS_URL).toBe(REDIS_URL);
     expect(validateEnvironment({ REDIS_URL: 'rediss://user:p%40ss@cache.internal:6380/12?family=6' }).REDIS_URL).toBe('rediss://user:p%40ss@cache.internal:6380/12?family=6');
     expect(() => validateEnvironment({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
     expect(() => validateEnvironment({ METRICS_TOKEN: 'a token with spaces in it' })).toThrow(/METRICS_TOKEN/);
@@ -39,6 +42,10 @@ describe('validateEnvironment', () => {
     const redis = problemsOf({ REDIS_URL: 'redis://admin:hunter 2@cache:6379/0' });
     expect(redis).toContain('(got "redis://admin:***@cache:6379/0")');
     expect(redis).not.toContain('hunter');
+    const lastAt = problemsOf({ REDIS_URL: 'redis://u:p@ss word@h/0' });
+    expect(lastAt).toContain('(got "redis://u:***@h/0")');
+    const inQuery = problemsOf({ REDIS_URL: 'redis://cache:6379/0?password=hunter 2' });
+    expect(inQuery).toContain('(got "redis://cache:6379/0?password=***")');
     expect(problemsOf({ PORT: 'eighty' })).toContain('(got "eighty")');
   });
 

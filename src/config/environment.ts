@@ -15,13 +15,15 @@ export class EnvironmentError extends Error {}
 
 /** Variables whose whole value is a secret, by name. */
 const SECRET_VARIABLE = /(TOKEN|KEY|SECRET|PASSWORD)$/;
-/** A URL's password: `scheme://user:` then anything up to `@`. */
-const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@]*@/i;
+/** A URL's password: `scheme://user:` then anything up to the last `@` (as ioredis splits it). */
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):.*@/i;
+/** A URL's query values (`?password=…`). */
+const QUERY_VALUE = /([?&][^=&#]*=)[^&#]*/g;
 
 /** A refused value as a startup error shows it: never a secret, nor a URL's password (logs never hold one, CONTRACT §5). */
 export function shownValue(variable: string, value: unknown): string {
   if (SECRET_VARIABLE.test(variable)) return 'a value not shown: it is a secret';
-  return JSON.stringify(typeof value === 'string' ? value.replace(URL_PASSWORD, '$1:***@') : value);
+  return JSON.stringify(typeof value === 'string' ? value.replace(URL_PASSWORD, '$1:***@').replace(QUERY_VALUE, '$1***') : value);
 }
 
 /**
@@ -133,8 +135,7 @@ export class Environment {
    * invalidation), e.g. redis://127.0.0.1:6379/0. Unset: kept in process (one instance).
    */
   @IsOptional()
-  // The database number, if any, is digits: ioredis would send `SELECT NaN` for /abc and crash at startup.
-  @Matches(/^rediss?:\/\/[^\s/?#]+(\/\d*)?(\?\S*)?$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL, its path a database number' })
+  @Matches(/^rediss?:\/\/[^\s]+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
   /**
@@ -160,5 +161,30 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     TRUST_PROXY: (env) => {
       env.trustProxy = parseTrustProxy(env.TRUST_PROXY);
     },
+    REDIS_URL: (env) => assertRedisDatabase(env.REDIS_URL),
   });
+}
+
+/** The most digits a database number is given in: Redis's are small (16 by default). */
+const REDIS_DATABASE = /^\d{1,5}$/;
+
+/**
+ * REDIS_URL's database number, in its path or a `db` parameter (ioredis reads
+ * both), is digits: ioredis would send `SELECT NaN` for `/abc` and crash at
+ * startup. A number the server does not have is its own error, logged while
+ * the service runs without Redis.
+ */
+function assertRedisDatabase(redisUrl: string | undefined): void {
+  if (redisUrl === undefined) return;
+  let url: URL;
+  try {
+    url = new URL(redisUrl);
+  } catch {
+    throw new Error('not a valid URL');
+  }
+  const path = url.pathname.replace(/^\/|\/$/g, '');
+  const db = url.searchParams.get('db');
+  if ((path !== '' && !REDIS_DATABASE.test(path)) || (db !== null && !REDIS_DATABASE.test(db))) {
+    throw new Error('the database number (its path, or a db parameter) must be a number');
+  }
 }
