@@ -124,6 +124,8 @@ describe('Node versions', () => {
     const denied = await t.http.put(versionUrl('1.10.0')).set(f.owner.auth).send({ status: 'NodeVersionStatusActive' }).expect(403);
     expect(denied.body.message).toContain('status');
     await t.http.put(versionUrl('1.10.0')).set(f.owner.auth).send({ status_reason: 'x' }).expect(403);
+    const both = await t.http.put(versionUrl('1.10.0')).set(f.owner.auth).send({ status: 'NodeVersionStatusBanned', status_reason: 'x' }).expect(403);
+    expect(both.body.message).toBe("only admins may set 'status'; only admins may set 'status_reason'");
 
     const banned = await t.http
       .put(versionUrl('1.10.0'))

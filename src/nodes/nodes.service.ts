@@ -446,10 +446,8 @@ export class NodesService implements OnModuleInit {
       const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
       const node = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found);
       const read = this.writableVersion(caller, node, versionId, await this.nodes.findVersion(this.tx.reads, node.id, versionId));
-      const adminField = ADMIN_ONLY_VERSION_FIELDS.find((field) => input[field] !== undefined);
-      if (adminField && !caller.isAdmin) {
-        throw new ForbiddenException(`only admins may set '${adminField}'`);
-      }
+      const adminFields = caller.isAdmin ? [] : ADMIN_ONLY_VERSION_FIELDS.filter((field) => input[field] !== undefined);
+      if (adminFields.length > 0) throw new ForbiddenException(adminFields.map((field) => `only admins may set '${field}'`).join('; '));
       if (changes.status !== undefined && changes.status !== read.status) {
         // A reason explains the status it came with: a new status without one clears the old (a lifted ban's, say).
         if (input.status_reason === undefined) changes.statusReason = null;
