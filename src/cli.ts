@@ -147,12 +147,34 @@ function negativeValuesAttached(argv: string[]): string[] {
   return args;
 }
 
-async function run(argv: string[]): Promise<object> {
-  const { positionals, values } = parseArgs({ args: negativeValuesAttached(argv), allowPositionals: true, options: OPTIONS });
-  const command = positionals.join(' ');
-  if (!['user create', 'token create', 'credits grant', 'demo'].includes(command)) {
-    throw new UsageError(command ? `unknown command '${command}'` : 'no command given');
+/** Each command's options: another's is refused, not ignored (as the API refuses an unknown field). */
+const COMMAND_OPTIONS: Record<string, (keyof typeof OPTIONS)[]> = {
+  'user create': ['email', 'name', 'admin'],
+  'token create': ['user', 'name'],
+  'credits grant': ['user', 'amount'],
+  demo: [],
+};
+
+/** The command and its options; a UsageError (exit 2, with the usage) for anything else. */
+function parseCommand(argv: string[]): { command: string; values: Options } {
+  let parsed: { positionals: string[]; values: Options };
+  try {
+    parsed = parseArgs({ args: negativeValuesAttached(argv), allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    // parseArgs's own refusals (an unknown option, a missing value) are usage errors like the others.
+    if (error instanceof TypeError && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) throw new UsageError(error.message);
+    throw error;
   }
+  const command = parsed.positionals.join(' ');
+  const allowed = COMMAND_OPTIONS[command];
+  if (!allowed) throw new UsageError(command ? `unknown command '${command}'` : 'no command given');
+  const foreign = Object.keys(parsed.values).filter((name) => !(allowed as string[]).includes(name));
+  if (foreign.length > 0) throw new UsageError(foreign.map((name) => `--${name} is not an option of '${command}'`).join('; '));
+  return { command, values: parsed.values };
+}
+
+async function run(argv: string[]): Promise<object> {
+  const { command, values } = parseCommand(argv);
   const app = await NestFactory.createApplicationContext(CliModule, { logger: false, abortOnError: false });
   try {
     const users = app.get(UsersService);

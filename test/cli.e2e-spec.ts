@@ -191,5 +191,13 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
 
     const badAmount = await cli('credits', 'grant', '--user', 'missing', '--amount', 'lots');
     expect(badAmount.code).toBe(2);
+
+    // Another command's option is refused, not ignored; parseArgs's own refusals are usage errors too.
+    const foreign = await cli('token', 'create', '--user', 'missing', '--email', 'x@example.com');
+    expect(foreign).toMatchObject({ code: 2, stdout: '' });
+    expect(foreign.stderr).toContain("--email is not an option of 'token create'");
+    const unknownOption = await cli('token', 'create', '--colour', 'red');
+    expect(unknownOption.code).toBe(2);
+    expect(unknownOption.stderr).toContain('usage: npm run cli');
   });
 });
