@@ -142,6 +142,17 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     expect(res.body.message).toContain('name must be a string');
   });
 
+  it('a required field left out is named as required, not told every rule its value would break', async () => {
+    const missing = await t.http.post('/publishers').set(user.auth).send({}).expect(400);
+    expect(missing.body.message).toBe('id is required; name is required');
+    const nested = await t.http.post('/bulk/nodes/versions').send({ node_versions: [{ node_id: 'a' }] }).expect(400);
+    expect(nested.body.message).toBe('node_versions.0.version is required');
+    // A rule that needs the service's state still says its own (BodyRules): a private callback address.
+    const rules = await t.http.post('/proxy/video/reference2video').set(user.auth).send({ callback_url: 'http://127.0.0.1/hook' }).expect(400);
+    expect(rules.body.message).toContain('callback_url');
+    expect(rules.body.message).not.toContain('is required');
+  });
+
   it('an unknown query parameter is 400 naming it, on reads that take none too', async () => {
     await t.http.post('/publishers').set(user.auth).send({ id: 'query-check', name: 'Q' }).expect(201);
     await t.http.post('/publishers/query-check/nodes').set(user.auth).send({ id: 'query-node', name: 'N' }).expect(201);

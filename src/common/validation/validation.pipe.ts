@@ -9,11 +9,23 @@ import { unstorableText } from './storable-text';
 /** class-validator's message for a field the class does not declare (whitelist). */
 export const unknownProperty = (property: string) => `property ${property} should not exist`;
 
+/** The key of a BodyRules problem among a field's constraints (see StrictValidationPipe.validate). */
+const RULES_CONSTRAINT = 'bodyRules';
+
+/**
+ * A required field the request left out: it fails every rule of its own
+ * (a missing `id` would be told it must match a pattern and be long enough),
+ * where "is required" is what is true. A BodyRules problem says its own.
+ */
+const isMissing = (error: ValidationError) =>
+  error.value === undefined && error.constraints !== undefined && !(RULES_CONSTRAINT in error.constraints);
+
 /** Every failed constraint as "<field path>: <problem>"-style sentences, nested fields included. */
 export function describeValidationErrors(errors: ValidationError[], parentPath = ''): string[] {
   return errors.flatMap((error) => {
     const path = parentPath ? `${parentPath}.${error.property}` : error.property;
-    const own = failedConstraintMessages(error.constraints, error.value).map((text) => {
+    const messages = isMissing(error) ? [`${error.property} is required`] : failedConstraintMessages(error.constraints, error.value);
+    const own = messages.map((text) => {
       if (!parentPath) return text;
       // Each message names its field first, but for an unknown field ("property x should not exist"): both get the path.
       if (text.startsWith(`${error.property} `)) return `${path}${text.slice(error.property.length)}`;
@@ -111,7 +123,7 @@ export class StrictValidationPipe extends ValidationPipe {
     const ruleErrors = problems.map(({ property, message }): ValidationError => ({
       property,
       value: (body as Record<string, unknown>)[property],
-      constraints: { [rulesClass.name]: message },
+      constraints: { [RULES_CONSTRAINT]: message },
       children: [],
     }));
     return [...errors, ...ruleErrors];
