@@ -67,6 +67,15 @@ describe('An extension module mounted into the real app (docs/extending.md)', ()
     await t.http.delete(`/nodes/${f.nodeId}/bookmark`).set(reader.auth).expect(404);
   });
 
+  it('a bookmark of a node deleted since can still be removed, by any spelling of its id', async () => {
+    const g = await createPublisherWithNode(t);
+    await t.http.put(`/nodes/${g.nodeId}/bookmark`).set(reader.auth).send({}).expect(200);
+    await t.http.delete(`/publishers/${g.publisherId}/nodes/${g.nodeId}`).set(g.owner.auth).expect(204);
+    await t.http.put(`/nodes/${g.nodeId}/bookmark`).set(reader.auth).send({}).expect(404);
+    await t.http.delete(`/nodes/${g.nodeId.toUpperCase()}/bookmark`).set(reader.auth).expect(204);
+    expect(await bookmarkRows()).toEqual([]);
+  });
+
   it('its routes appear in the OpenAPI document with bearer security and typed bodies', async () => {
     const doc = (await t.http.get('/docs-json').expect(200)).body as OpenAPIObject;
     const put = doc.paths['/nodes/{nodeId}/bookmark']?.put;

@@ -20,9 +20,14 @@ export class BookmarksRepository {
     await manager.update(BookmarkEntity, { userId, nodeId }, { note });
   }
 
-  /** True when a bookmark was deleted. */
+  /** True when a bookmark was deleted; `nodeId` in any case (node ids are ASCII, compared lower-cased). */
   async delete(manager: EntityManager, userId: string, nodeId: string): Promise<boolean> {
-    const result = await manager.delete(BookmarkEntity, { userId, nodeId });
+    const result = await manager
+      .createQueryBuilder()
+      .delete()
+      .from(BookmarkEntity)
+      .where('user_id = :userId AND LOWER(node_id) = :nodeId', { userId, nodeId: nodeId.toLowerCase() })
+      .execute();
     return (result.affected ?? 0) > 0;
   }
 

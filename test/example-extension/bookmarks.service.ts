@@ -21,8 +21,9 @@ export class BookmarksService {
   ) {}
 
   async bookmark(caller: Principal, nodeId: string, input: BookmarkInputDto): Promise<BookmarkDto> {
-    // The public read: 404 for unknown and deleted nodes, and the canonical spelling of the id.
-    const node = await this.nodes.requireVisibleNode(nodeId);
+    // The public read, as GET /nodes/{id} answers the caller: 404 for unknown and deleted nodes, 403 for banned
+    // ones (but to admins), and the canonical spelling of the id.
+    const node = await this.nodes.requireVisibleNode(nodeId, caller);
     return this.tx.run(async (manager) => {
       const existing = await this.bookmarks.find(manager, caller.id, node.id);
       if (existing) {
@@ -38,11 +39,11 @@ export class BookmarksService {
     });
   }
 
+  /** Not asked of the Nodes module: a bookmark of a node deleted or banned since must still be removable. */
   async remove(caller: Principal, nodeId: string): Promise<void> {
-    const node = await this.nodes.requireVisibleNode(nodeId);
-    const deleted = await this.tx.run((manager) => this.bookmarks.delete(manager, caller.id, node.id));
+    const deleted = await this.tx.run((manager) => this.bookmarks.delete(manager, caller.id, nodeId));
     if (!deleted) {
-      throw new NotFoundException(`node '${node.id}' is not bookmarked`);
+      throw new NotFoundException(`node '${nodeId}' is not bookmarked`);
     }
   }
 
