@@ -5,6 +5,8 @@ import { AddressInfo, connect } from 'node:net';
 import { join } from 'node:path';
 import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
+import { waitFor } from './support/server-process';
+import { TcpRelay } from './support/tcp-relay';
 import { TestApp, TestUser } from './support/test-app';
 
 describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
@@ -318,6 +320,25 @@ describe('HTTP pipeline when something breaks', () => {
     const ready = await t.http.get('/health/ready').expect(503);
     expect(ready.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: 'not ready: database is down', requestId: ready.headers['x-request-id'] });
     await t.close();
+  });
+
+  // PostgreSQL behind a relay that goes away: the embedded SQLite cannot become unreachable.
+  const onPostgres = process.env.TEST_DATABASE_URL ? it : it.skip;
+  onPostgres('a database that cannot be reached is 503 with Retry-After (the request may succeed again), and it is served again once back', async () => {
+    const relay = await TcpRelay.start(process.env.TEST_DATABASE_URL ?? '');
+    const t = await TestApp.start({ DATABASE_URL: relay.url });
+    try {
+      await t.http.get('/nodes/anything').expect(404);
+      await relay.down();
+      const res = await t.http.get('/nodes/anything').expect(503);
+      expect(res.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: 'the database is unavailable; retry shortly', requestId: res.headers['x-request-id'] });
+      expect(res.headers['retry-after']).toBe('1');
+      await relay.up();
+      await waitFor(async () => (await t.http.get('/nodes/anything')).status === 404, 10000, 'the database to be served again');
+    } finally {
+      await relay.down();
+      await t.close();
+    }
   });
 
   it('a bad configuration value stops startup with a message naming the variable', async () => {

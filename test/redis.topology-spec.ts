@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './support/server-process';
-import { flushRedis, testRedisUrl, VanishingRedis } from './support/redis';
+import { flushRedis, testRedisUrl } from './support/redis';
+import { TcpRelay } from './support/tcp-relay';
 import { createPublisherWithNode } from './support/registry-fixtures';
 import { TestApp } from './support/test-app';
 
@@ -68,7 +69,7 @@ describeWithRedis('Shared state in Redis', () => {
   });
 
   it('Redis hanging with its connections open: within a second an instance stops serving what it cached, and says Redis is not connected', async () => {
-    const relay = await VanishingRedis.start(redisUrl);
+    const relay = await TcpRelay.start(redisUrl);
     const a = await TestApp.start({ DATABASE_URL: database, REDIS_URL: redisUrl });
     const b = await TestApp.start({ DATABASE_URL: database, REDIS_URL: relay.url });
     try {
@@ -107,7 +108,7 @@ describeWithRedis('Shared state in Redis', () => {
   });
 
   it('Redis going away: requests are served, rate limits fail open, auth reads the database, readiness says so; one warning a minute', async () => {
-    const relay = await VanishingRedis.start(redisUrl);
+    const relay = await TcpRelay.start(redisUrl);
     const warn = jest.spyOn(Logger.prototype, 'warn');
     const t = await TestApp.start({ DATABASE_URL: database, REDIS_URL: relay.url, THROTTLE_LIMIT: '2', THROTTLE_TTL_S: '60' });
     try {

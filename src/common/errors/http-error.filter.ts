@@ -1,9 +1,13 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
+import { isDatabaseUnavailable } from '../../database/database-unavailable';
 import { requestIdOf } from '../http/request-id';
 import { ErrorResponseDto } from './error-response.dto';
 import { TooManyRequestsException } from './too-many-requests.exception';
+
+/** How long a client is asked to wait when the database is unavailable. */
+const DATABASE_RETRY_AFTER_S = 1;
 
 /** The contract's error body. */
 export function errorBody(status: number, message: string, requestId: string): ErrorResponseDto {
@@ -23,7 +27,8 @@ export function rawErrorReply(status: number, message: string, requestId: string
  * Turns anything thrown anywhere (guard, pipe, middleware, unknown route,
  * service, crash) into the contract's error body.
  * Unexpected errors become a bare 500: their details go to the log, never to
- * the client.
+ * the client. A database that cannot be reached is a 503 with Retry-After: the
+ * request may succeed when retried.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -50,12 +55,17 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (exception instanceof TooManyRequestsException) {
       response.setHeader('Retry-After', String(exception.retryAfterSeconds));
     }
+    if (status === Number(HttpStatus.SERVICE_UNAVAILABLE) && !(exception instanceof HttpException)) {
+      response.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_S));
+    }
     this.adapterHost.httpAdapter.reply(response, errorBody(status, message, requestId), status);
   }
 
   private describe(exception: unknown): { status: number; message: string } {
     if (!(exception instanceof HttpException)) {
-      return { status: HttpStatus.INTERNAL_SERVER_ERROR, message: 'internal server error' };
+      return isDatabaseUnavailable(exception)
+        ? { status: HttpStatus.SERVICE_UNAVAILABLE, message: 'the database is unavailable; retry shortly' }
+        : { status: HttpStatus.INTERNAL_SERVER_ERROR, message: 'internal server error' };
     }
     const status = exception.getStatus();
     const payload = exception.getResponse();
