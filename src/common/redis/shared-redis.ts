@@ -87,7 +87,7 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
       } else if (sentAt === undefined) {
         this.pingsSentAt.set(connection, now);
         const answered = () => this.pingsSentAt.get(connection) === now && this.pingsSentAt.delete(connection);
-        connection.ping().then(answered, (error: unknown) => error instanceof Error && error.name === 'ReplyError' && answered());
+        connection.ping().then(answered, (error: unknown) => (error as { name?: unknown } | null)?.name === 'ReplyError' && answered());
       } else if (now - sentAt >= HEARTBEAT_TIMEOUT_MS) {
         // Timers run before I/O is read: after a stalled event loop, an answer already waiting is read before this.
         setImmediate(() => this.dropIfUnanswered(connection, sentAt));
