@@ -9,6 +9,12 @@ import { TooManyRequestsException } from './too-many-requests.exception';
 /** How long a client is asked to wait when the database is unavailable. */
 const DATABASE_RETRY_AFTER_S = 1;
 
+/** When a client may try again: a rate limit's window, or shortly for a database that cannot be reached. */
+function retryAfterOf(exception: unknown): number | undefined {
+  if (exception instanceof TooManyRequestsException) return exception.retryAfterSeconds;
+  return !(exception instanceof HttpException) && isDatabaseUnavailable(exception) ? DATABASE_RETRY_AFTER_S : undefined;
+}
+
 /** The contract's error body. */
 export function errorBody(status: number, message: string, requestId: string): ErrorResponseDto {
   return { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message, requestId };
@@ -42,6 +48,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const response = http.getResponse<ServerResponse>();
     const requestId = requestIdOf(request, response);
     const { status, message } = this.describe(exception);
+    const retryAfterSeconds = retryAfterOf(exception);
 
     if (status >= 500) {
       this.logger.error({ err: exception, requestId }, `${request.method} ${(request.url ?? '').split('?')[0]} failed`);
@@ -52,11 +59,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (status === Number(HttpStatus.UNAUTHORIZED)) {
       response.setHeader('WWW-Authenticate', 'Bearer');
     }
-    if (exception instanceof TooManyRequestsException) {
-      response.setHeader('Retry-After', String(exception.retryAfterSeconds));
-    }
-    if (status === Number(HttpStatus.SERVICE_UNAVAILABLE) && !(exception instanceof HttpException)) {
-      response.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_S));
+    if (retryAfterSeconds !== undefined) {
+      response.setHeader('Retry-After', String(retryAfterSeconds));
     }
     this.adapterHost.httpAdapter.reply(response, errorBody(status, message, requestId), status);
   }
