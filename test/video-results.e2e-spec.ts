@@ -387,6 +387,28 @@ describe('Video results that cannot be kept', () => {
     }
   }
 
+  it('a shutdown drops a download in progress and leaves its job due at once for the next process', async () => {
+    const video = await VideoApp.start(APP_ENV);
+    const { testApp: t, upstream } = video;
+    try {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createVideoTask(t, user);
+      // 30 chunks 200 ms apart: still coming when the shutdown starts.
+      const url = upstream.serveFile('slow.mp4', mp4(30_000), { chunkBytes: 1_000, chunkDelayMs: 200 });
+      upstream.taskStatus.set(taskId, { state: 'success', creations: [{ id: 'p', url, cover_url: '' }] });
+      await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
+      const jobs = t.dataSource.getRepository(VideoResultEntity);
+      for (let i = 0; i < 100 && (await jobs.findOneByOrFail({ taskId })).attempts === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+
+      await t.app.get(ResultDownloadWorker).beforeApplicationShutdown();
+      const job = await jobs.findOneByOrFail({ taskId });
+      expect(job).toMatchObject({ state: 'pending', attempts: 1, sha256: null, lastError: 'interrupted by a shutdown' });
+      expect(job.nextAttemptAt.getTime()).toBeLessThanOrEqual(Date.now());
+    } finally {
+      await video.close();
+    }
+  });
+
   it('never fetches from loopback or private addresses unless CALLBACK_ALLOW_PRIVATE=true', async () => {
     const { job, fetched } = await keptWith({ CALLBACK_ALLOW_PRIVATE: 'false' }, mp4(1_000));
     expect(job).toMatchObject({ state: 'failed', attempts: 1, lastError: expect.stringContaining('loopback or private') });

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ArchiveStorage } from '../../archives/archive-storage';
-import { FailingRounds } from '../../common/logging/failing-rounds';
+import { PeriodicJob } from '../../common/scheduling/periodic-job';
 import { checkArchive } from '../archive-checks/check-archive';
 import { extractNodeClasses } from '../comfy-nodes/extraction/extract-node-classes';
 import { NodesRepository } from '../nodes.repository';
@@ -38,12 +38,11 @@ const keyOf = ({ versionId, sha256 }: ArchiveReviewJob): string => `${versionId}
 @Injectable()
 export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ArchiveReview.name);
-  private readonly sweeps = new FailingRounds(this.logger, 'looking for archives awaiting review');
+  private readonly sweeps = new PeriodicJob('looking for archives awaiting review', SWEEP_INTERVAL_MS, () => this.sweep(), this.logger);
   private readonly waiting: ArchiveReviewJob[] = [];
   /** Jobs waiting or running here, by key, so a sweep does not queue one twice. */
   private readonly queued = new Set<string>();
   private readonly running = new Set<Promise<void>>();
-  private timer?: NodeJS.Timeout;
   private stopped = false;
 
   constructor(
@@ -53,13 +52,13 @@ export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.sweepPeriodically();
+    this.sweeps.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
     this.waiting.length = 0;
+    await this.sweeps.stop();
     let waited: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => (waited = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
     await Promise.race([Promise.allSettled(this.running), limit]);
@@ -82,20 +81,6 @@ export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationS
   /** Queues every archive still waiting for its review. */
   async sweep(): Promise<void> {
     for (const job of await this.versions.archivesAwaitingReview()) this.start(job);
-  }
-
-  private sweepPeriodically(): void {
-    if (this.stopped) return;
-    void this.sweep()
-      .then(
-        () => this.sweeps.succeeded(),
-        (error: unknown) => this.sweeps.failed(error),
-      )
-      .finally(() => {
-        if (this.stopped) return;
-        this.timer = setTimeout(() => this.sweepPeriodically(), SWEEP_INTERVAL_MS);
-        this.timer.unref();
-      });
   }
 
   private runWaiting(): void {

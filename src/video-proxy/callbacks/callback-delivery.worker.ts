@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { createHmac } from 'node:crypto';
 import { Counter } from 'prom-client';
-import { FailingRounds } from '../../common/logging/failing-rounds';
+import { PeriodicJob } from '../../common/scheduling/periodic-job';
 import { UsersService } from '../../users/users.service';
 import { videoConfig, VideoConfig } from '../video.config';
 import { postJson, RefusedAddressError } from './callback-http';
@@ -41,10 +41,7 @@ export function callbackSignature(secret: string, body: string): string {
 @Injectable()
 export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(CallbackDeliveryWorker.name);
-  private readonly rounds = new FailingRounds(this.logger, 'callback delivery round');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly rounds = new PeriodicJob('callback delivery round', POLL_INTERVAL_MS, (stopping) => this.deliverDue(stopping), this.logger);
 
   constructor(
     private readonly outbox: CallbackOutbox,
@@ -55,33 +52,19 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.rounds.start();
   }
 
+  /** Attempts in flight may finish; none starts after this (a claimed delivery's lease lets the next process retry it). */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.deliverDue()
-        .then(
-          () => this.rounds.succeeded(),
-          (error: unknown) => this.rounds.failed(error),
-        )
-        .finally(() => this.schedule());
-    }, POLL_INTERVAL_MS);
-    this.timer.unref();
+    await this.rounds.stop();
   }
 
   /** One round: the due deliveries that head their task's queue, a few at a time (a slow receiver holds one lane). */
-  async deliverDue(): Promise<void> {
+  private async deliverDue(stopping: AbortSignal): Promise<void> {
     const queue = await this.outbox.dueHeads(new Date(), BATCH);
     const lanes = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-      for (let next = queue.shift(); next && !this.stopped; next = queue.shift()) {
+      for (let next = queue.shift(); next && !stopping.aborted; next = queue.shift()) {
         await this.attempt(next).catch((error: unknown) =>
           this.logger.error({ err: error, deliveryId: next?.id }, 'callback delivery attempt failed'),
         );

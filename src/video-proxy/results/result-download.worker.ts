@@ -3,8 +3,8 @@ import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { EntityManager } from 'typeorm';
 import { ArchiveStorage, ArchiveTooLargeError, StoredArchive } from '../../archives/archive-storage';
-import { FailingRounds } from '../../common/logging/failing-rounds';
 import { SharedRate } from '../../common/pacing/shared-rate';
+import { PeriodicJob } from '../../common/scheduling/periodic-job';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { retryDelayMs } from '../callbacks/callback-delivery.worker';
 import { getStream, RefusedAddressError } from '../callbacks/callback-http';
@@ -50,11 +50,8 @@ class UnfollowableLinkError extends Error {}
 @Injectable()
 export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ResultDownloadWorker.name);
-  private readonly rounds = new FailingRounds(this.logger, 'result download round');
-  private readonly shutdown = new AbortController();
+  private readonly rounds = new PeriodicJob('result download round', POLL_INTERVAL_MS, (stopping) => this.round(stopping), this.logger);
   private readonly downloadRate = new SharedRate(DOWNLOAD_BYTES_PER_S);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
   private lastRetentionSweep = 0;
 
   constructor(
@@ -66,43 +63,28 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.rounds.start();
   }
 
   /** Downloads in progress are dropped (their jobs are retried at once by the next process), then the round ends. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.shutdown.abort();
-    clearTimeout(this.timer);
-    await this.running;
+    await this.rounds.stop();
   }
 
-  private schedule(): void {
-    if (this.shutdown.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.running = this.round()
-        .then(
-          () => this.rounds.succeeded(),
-          (error: unknown) => this.rounds.failed(error),
-        )
-        .finally(() => this.schedule());
-    }, POLL_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  private async round(): Promise<void> {
+  private async round(stopping: AbortSignal): Promise<void> {
     if (Date.now() - this.lastRetentionSweep >= RETENTION_SWEEP_MS) {
       this.lastRetentionSweep = Date.now();
       await this.sweepRetention();
     }
-    await this.downloadDue();
+    await this.downloadDue(stopping);
   }
 
   /** The due jobs, a few at a time. */
-  async downloadDue(): Promise<void> {
+  private async downloadDue(stopping: AbortSignal): Promise<void> {
     const queue = await this.results.due(new Date(), BATCH);
     const lanes = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-      for (let next = queue.shift(); next && !this.shutdown.signal.aborted; next = queue.shift()) {
-        await this.attempt(next).catch((error: unknown) => this.logger.error({ err: error, resultId: next?.id }, 'result download attempt failed'));
+      for (let next = queue.shift(); next && !stopping.aborted; next = queue.shift()) {
+        await this.attempt(next, stopping).catch((error: unknown) => this.logger.error({ err: error, resultId: next?.id }, 'result download attempt failed'));
       }
     });
     await Promise.allSettled(lanes);
@@ -150,7 +132,7 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
     if (!holders.some((holder) => holder.state === 'stored')) await this.storage.delete(sha256);
   }
 
-  private async attempt(job: DueResult): Promise<void> {
+  private async attempt(job: DueResult, stopping: AbortSignal): Promise<void> {
     const leased = { id: job.id, attempts: job.attempts + 1 };
     if (Date.now() >= job.linksExpireAt.getTime()) {
       await this.finish(job, { state: 'failed', lastError: 'the upstream’s link expired before the file could be fetched' });
@@ -166,20 +148,20 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
         .catch((error: unknown) => this.logger.warn({ err: error, resultId: job.id }, 'could not renew a result download’s lease'));
     }, RESULT_LEASE_MS / 3);
     try {
-      const stored = await this.fetchAndStore(job.sourceUrl);
+      const stored = await this.fetchAndStore(job.sourceUrl, stopping);
       await this.keep(leased, stored.sha256, sniffMediaType(await this.head(stored.sha256)));
     } catch (error) {
-      await this.failed(job, leased, error);
+      await this.failed(job, leased, error, stopping);
     } finally {
       clearInterval(renewal);
     }
   }
 
   /** A failed attempt: retried after the backoff, unless it never can succeed or the upstream's link will be dead by then. */
-  private async failed(job: DueResult, leased: Pick<DueResult, 'id' | 'attempts'>, error: unknown): Promise<void> {
+  private async failed(job: DueResult, leased: Pick<DueResult, 'id' | 'attempts'>, error: unknown, stopping: AbortSignal): Promise<void> {
     const message = error instanceof ArchiveTooLargeError ? `the file is larger than VIDEO_RESULT_MAX_BYTES (${error.maxBytes})` : error instanceof Error ? error.message : String(error);
     const reason = message.slice(0, 500);
-    if (this.shutdown.signal.aborted) {
+    if (stopping.aborted) {
       // Not the file's fault: the next process takes it up at once.
       await this.finish(leased, { nextAttemptAt: new Date(), lastError: 'interrupted by a shutdown' });
       return;
@@ -219,7 +201,7 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
   }
 
   /** Streams the upstream's file into the store (never whole in memory), at most VIDEO_RESULT_MAX_BYTES. */
-  private async fetchAndStore(url: string): Promise<StoredArchive> {
+  private async fetchAndStore(url: string, stopping: AbortSignal): Promise<StoredArchive> {
     const maxBytes = this.config.VIDEO_RESULT_MAX_BYTES;
     let response: IncomingMessage | undefined;
     let paced: Readable | undefined;
@@ -228,7 +210,7 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
       response = await getStream(url, {
         allowPrivate: this.config.CALLBACK_ALLOW_PRIVATE === 'true' || this.upstream.isSandboxUrl(url),
         idleTimeoutMs: IDLE_TIMEOUT_MS,
-        signal: this.shutdown.signal,
+        signal: stopping,
       });
       const status = response.statusCode ?? 0;
       // Redirects are not followed (they could lead anywhere, as for client callbacks): the same link would redirect again.
