@@ -113,8 +113,10 @@ describe('HTTP caching and compression of public reads (docs/api-rules.md §7)',
     expect(br.headers['content-encoding']).toBe('br');
     expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
     expect(br.headers.vary).toContain('Accept-Encoding');
-    // A compressed reply is still answered 304 by its tag.
-    expect((await send(port, '/nodes?limit=100', { 'Accept-Encoding': 'gzip', 'If-None-Match': gzip.headers.etag as string })).status).toBe(304);
+    // A compressed reply is still answered 304 by its tag, with the Vary its 200 carries (RFC 9110 §15.4.5).
+    const notModified = await send(port, '/nodes?limit=100', { 'Accept-Encoding': 'gzip', 'If-None-Match': gzip.headers.etag as string });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.vary).toBe(gzip.headers.vary);
 
     const small = await send(port, `/nodes/${f.nodeId}/versions/1.0.0`, { 'Accept-Encoding': 'gzip, br' });
     expect(small.body.length).toBeLessThan(1024);

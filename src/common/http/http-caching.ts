@@ -66,7 +66,7 @@ function cacheKey(url: URL, takesLatest: boolean): string {
  * caller's own client, since what it sees may depend on who it is
  * (GET /publishers/{id} shows members' e-mails to members). `Vary:
  * Authorization` keeps a shared cache from answering a token holder with the
- * anonymous copy. ETags and 304s come from Express (see http-adapter.ts).
+ * anonymous copy; `Accept-Encoding`, a client with the other encoding. ETags and 304s come from Express (see http-adapter.ts).
  * Anonymous replies are also kept serialized in the PublicReadCache and
  * served from it; a hit and a miss send the same bytes (the reply is
  * serialized here either way), so their ETags agree.
@@ -95,6 +95,8 @@ export class PublicReadCacheInterceptor implements NestInterceptor {
     const setHeaders = () => {
       response.setHeader('Cache-Control', `${anonymous ? 'public' : 'private'}, max-age=${this.maxAge}`);
       addVary(response, 'Authorization');
+      // compression adds it only to a body it may compress; a 304 must carry the Vary of its 200 (RFC 9110 §15.4.5).
+      addVary(response, 'Accept-Encoding');
     };
     if (!anonymous) return next.handle().pipe(tap(setHeaders));
     const url = new URL(request.url ?? '/', 'http://cache.key');
