@@ -57,7 +57,7 @@ describe('Cancelling a video task (api-rules §4.4)', () => {
     expect(await balanceOf(user)).toBe(100);
     const [refund, reserve] = await ledgerOf(user);
     expect(refund).toMatchObject({ kind: 'refund', amount: 10, balance_after: 100, task_id: taskId });
-    expect(reserve).toMatchObject({ kind: 'reserve', amount: -10, balance_after: 90 });
+    expect(reserve).toMatchObject({ kind: 'reserve', amount: -10, balance_after: 90, task_id: taskId });
     const delivery = await receiver.waitForTask(taskId);
     expect(delivery.body).toMatchObject({ task_id: taskId, state: 'canceled' });
 

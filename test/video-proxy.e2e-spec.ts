@@ -43,10 +43,11 @@ describe('POST /proxy/video/reference2video', () => {
     expectNoNulls(res.body);
     expect(await balanceOf(user)).toBe(88);
     // estimate for videoq2-turbo × 4 s = 20 reserved, settled back to 12
-    expect((await ledgerOf(user)).map((e) => [e.kind, e.amount, e.balance_after])).toEqual([
-      ['settle', 8, 88],
-      ['reserve', -20, 80],
-      ['grant', 100, 100],
+    expect((await ledgerOf(user)).map((e) => [e.kind, e.amount, e.balance_after, e.task_id])).toEqual([
+      ['settle', 8, 88, res.body.task_id],
+      // Recorded before the task existed, and named its task once it did.
+      ['reserve', -20, 80, res.body.task_id],
+      ['grant', 100, 100, undefined],
     ]);
     expectNoNulls(await ledgerOf(user));
     const task = await t.dataSource.getRepository(VideoTaskEntity).findOneByOrFail({ taskId: res.body.task_id });
@@ -192,7 +193,7 @@ describe('POST /proxy/video/reference2video', () => {
     expect(res.body).toEqual({ statusCode: status, error: expect.any(String), message: expect.stringContaining(message), requestId: expect.any(String) });
     expect(JSON.stringify(res.body)).not.toContain(upstream.apiKey);
     expect(await balanceOf(user)).toBe(100);
-    expect((await ledgerOf(user)).map((e) => [e.kind, e.amount])).toEqual([['release', 10], ['reserve', -10], ['grant', 100]]);
+    expect((await ledgerOf(user)).map((e) => [e.kind, e.amount, e.task_id])).toEqual([['release', 10, undefined], ['reserve', -10, undefined], ['grant', 100, undefined]]);
     expect(await t.dataSource.getRepository(VideoTaskEntity).countBy({ userId: user.id })).toBe(0);
   });
 

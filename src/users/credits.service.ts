@@ -8,11 +8,15 @@ import { BalanceDto } from './dto/user.dto';
 import { LedgerKind } from './entities/credit-ledger-entry.entity';
 import { OpenReservation, OpenReservations, UsersRepository } from './users.repository';
 
-/** Credits taken by `reserve`; `id` is null when there was nothing to take (a free request). */
+/**
+ * Credits taken by `reserve`; `id` is null when there was nothing to take (a
+ * free request), `ledgerEntryId` when nothing was recorded (nothing taken).
+ */
 export interface Reservation {
   id: string | null;
   userId: string;
   amount: number;
+  ledgerEntryId: number | null;
 }
 
 /**
@@ -74,17 +78,16 @@ export class CreditsService {
   async reserve(userId: string, amount: number, idempotencyKey: string | null = null): Promise<Reservation> {
     // A free create takes nothing and records nothing; with an Idempotency-Key it still opens a row (of 0), through
     // which the sweep frees the key if this process dies (docs/api-rules.md §8).
-    if (amount === 0 && idempotencyKey === null) return { id: null, userId, amount };
-    const reservation = { id: randomUUID(), userId, amount, idempotencyKey, createdAt: new Date() };
-    const balance = await this.tx.run(async (manager) => {
+    if (amount === 0 && idempotencyKey === null) return { id: null, userId, amount, ledgerEntryId: null };
+    const opened = { id: randomUUID(), userId, amount, idempotencyKey, createdAt: new Date() };
+    const reservation = await this.tx.run(async (manager): Promise<Reservation | null> => {
       const after = amount === 0 ? 0 : await this.users.takeCreditsIfAvailable(manager, userId, amount);
-      if (after !== null) {
-        await this.users.insertReservation(manager, reservation);
-        if (amount > 0) await this.record(manager, userId, 'reserve', -amount, null, after);
-      }
-      return after;
+      if (after === null) return null;
+      await this.users.insertReservation(manager, opened);
+      const ledgerEntryId = amount > 0 ? await this.record(manager, userId, 'reserve', -amount, null, after) : null;
+      return { id: opened.id, userId, amount, ledgerEntryId };
     });
-    if (balance === null) {
+    if (reservation === null) {
       const short = (await this.users.findById(userId))?.credits ?? 0;
       throw new HttpException(`not enough credits: this request needs ${amount}, the balance is ${short}`, HttpStatus.PAYMENT_REQUIRED);
     }
@@ -128,12 +131,16 @@ export class CreditsService {
    * balance never turns negative. Throws if the reservation was already
    * released (by the recovery sweep, after this request outlived its deadline):
    * its credits are back, so there is nothing left to settle against.
+   * The reservation's ledger entry is linked to the task, so that every
+   * credit a task took shows its `task_id` (usually the only entry: an
+   * estimate that was right moves nothing more).
    */
   async settle(manager: EntityManager, reservation: Reservation, actual: number, taskId: string): Promise<number> {
     const { userId, amount: reserved } = reservation;
     if (reservation.id !== null && !(await this.users.closeReservation(manager, reservation.id))) {
       throw new Error(`reservation ${reservation.id} was already released`);
     }
+    if (reservation.ledgerEntryId !== null) await this.users.linkLedgerEntryToTask(manager, reservation.ledgerEntryId, taskId);
     // The estimate was right (the usual case): nothing moves, so the user's row is neither read nor
     // locked. On PostgreSQL that lock would serialise all of one user's concurrent creates once more.
     const charged = actual === reserved ? actual : reserved - (await this.move(manager, userId, 'settle', reserved - actual, taskId));
@@ -193,6 +200,7 @@ export class CreditsService {
     return moved;
   }
 
+  /** Appends a ledger entry; returns its id. */
   private record(
     manager: EntityManager,
     userId: string,
@@ -200,7 +208,7 @@ export class CreditsService {
     amount: number,
     taskId: string | null,
     balanceAfter: number,
-  ): Promise<void> {
+  ): Promise<number> {
     return this.users.appendLedgerEntry(manager, { userId, kind, amount, balanceAfter, taskId, createdAt: new Date() });
   }
 }

@@ -136,8 +136,16 @@ export class UsersRepository {
   }
 
   /** Leaves `entry` as it was given: TypeORM would otherwise write the generated id into it. */
-  async appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<void> {
-    await manager.createQueryBuilder().insert().into(CreditLedgerEntryEntity).values(entry).updateEntity(false).execute();
+  /** Appends an entry and returns its id. */
+  async appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<number> {
+    const { identifiers } = await manager.insert(CreditLedgerEntryEntity, entry);
+    const [{ id }] = identifiers as Array<Pick<CreditLedgerEntryEntity, 'id'>>;
+    return id;
+  }
+
+  /** Names the task an entry was for, once the task exists (a reservation is recorded before it does). */
+  async linkLedgerEntryToTask(manager: EntityManager, entryId: number, taskId: string): Promise<void> {
+    await manager.update(CreditLedgerEntryEntity, { id: entryId }, { taskId });
   }
 
   ledgerPage(userId: string, page: number, limit: number): Promise<[CreditLedgerEntryEntity[], number]> {
