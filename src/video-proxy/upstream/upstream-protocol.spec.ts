@@ -22,6 +22,13 @@ describe('upstream protocol', () => {
     // err_code only on a failed task, cleaned as a status's is.
     expect(parseTaskReply({ task_id: 't2', state: 'failed', credits: 0, err_code: 'Moder\u0000ation' })).toEqual({ task_id: 't2', state: 'failed', credits: 0, err_code: 'Moderation' });
     expect(parseTaskReply({ task_id: 't3', state: 'created', credits: 0, err_code: 'X' })).toEqual({ task_id: 't3', state: 'created', credits: 0 });
+    // created_at only as an instant, written in UTC.
+    const at = (created_at: unknown) => parseTaskReply({ task_id: 't4', state: 'created', credits: 0, created_at })?.created_at;
+    expect(at('2025-01-01T15:41:31.968Z')).toBe('2025-01-01T15:41:31.968Z');
+    expect(at('2025-01-01T23:41:31+08:00')).toBe('2025-01-01T15:41:31.000Z');
+    for (const notAnInstant of ['not a date', '2025-01-01', '2025-01-01T15:41:31', '2025-13-01T00:00:00Z', 1735745000]) {
+      expect(at(notAnInstant)).toBeUndefined();
+    }
     for (const bad of [null, 'text', [], { task_id: 't', state: 'done', credits: 1 }, { task_id: '', state: 'created', credits: 1 }, { task_id: 't', state: 'created' }]) {
       expect(parseTaskReply(bad)).toBeUndefined();
     }

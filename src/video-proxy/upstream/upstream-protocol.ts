@@ -6,6 +6,7 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { TooManyRequestsException } from '../../common/errors/too-many-requests.exception';
+import { isISO8601 } from 'class-validator';
 import { isPlainObject } from '../../common/validation/plain-object';
 import { MOVEMENT_AMPLITUDES, VIDEO_STYLES } from '../dto/create-video-task.dto';
 import { VideoTaskReplyDto } from '../dto/video-task.dto';
@@ -16,6 +17,9 @@ const isShortString = (max: number) => (value: unknown) => typeof value === 'str
 const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
 const isInteger = (value: unknown): boolean => Number.isSafeInteger(value);
 const isOneOf = (values: readonly string[]) => (value: unknown) => typeof value === 'string' && values.includes(value);
+/** A date-time with its zone, the only kind of time that names one instant. */
+const isInstant = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= 64 && isISO8601(value, { strict: true }) && /T.*(Z|[+-]\d\d(:?\d\d)?)$/i.test(value);
 
 /**
  * The request fields the upstream echoes back, copied to the client as the
@@ -25,7 +29,7 @@ const isOneOf = (values: readonly string[]) => (value: unknown) => typeof value 
 const ECHO_FIELDS: Record<keyof Omit<VideoTaskReplyDto, 'task_id' | 'state' | 'credits' | 'err_code'>, (value: unknown) => boolean> = {
   aspect_ratio: isShortString(32),
   bgm: isBoolean,
-  created_at: isShortString(64),
+  created_at: isInstant,
   duration: isInteger,
   images: (value) => Array.isArray(value) && value.every(isString),
   model: isShortString(32),
@@ -76,6 +80,8 @@ export function parseTaskReply(body: unknown): VideoTaskReplyDto | undefined {
       Object.assign(reply, { [field]: body[field] });
     }
   }
+  // Times are ISO 8601 in UTC here (docs/api-rules.md §1), whatever zone the upstream wrote.
+  if (reply.created_at !== undefined) reply.created_at = new Date(reply.created_at).toISOString();
   return reply;
 }
 
