@@ -88,8 +88,8 @@ export async function assertReadableZip(path: string): Promise<void> {
       assertConsistent(entry, await zipfile.readLocalFileHeaderPromise(entry));
     }
   } catch (error) {
-    // EMFILE, EIO: the server's fault. yauzl's own errors name no system call.
-    if ((error as NodeJS.ErrnoException).syscall !== undefined) throw error;
+    // EMFILE, EIO: the server's fault. yauzl's own errors name no system call. Ours already say what is wrong.
+    if (error instanceof NotAZipError || (error as NodeJS.ErrnoException).syscall !== undefined) throw error;
     throw new NotAZipError(`the archive is not a readable zip file: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     await file.close();
