@@ -179,6 +179,10 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
     await versionWithArchive(f, '1.0.0');
     await t.http.put(`${versionsUrl()}/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusBanned', status_reason: 'malware' }).expect(200);
     await expect404(`/nodes/${f.nodeId}/install?version=1.0.0`, 'NodeVersionStatusBanned');
+    // A deleted version does not exist, as GET /nodes/{id}/versions/{v} says.
+    await versionWithArchive(f, '1.1.0');
+    await t.http.delete(`${versionsUrl()}/1.1.0`).set(f.member.auth).expect(204);
+    await expect404(`/nodes/${f.nodeId}/install?version=1.1.0`, `version '1.1.0' of node '${f.nodeId}' not found`);
     // The latest version is now 0.9.0, which has no archive.
     await expect404(`/nodes/${f.nodeId}/install`, "version '0.9.0'");
     const bare = await createPublisherWithNode(t);
@@ -350,6 +354,14 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
       expect(storedSince(before)).toHaveLength(1);
       expect((await t.http.get(`/nodes/${f.nodeId}`).expect(200)).body.latest_version.version).toBe('1.0.0');
     });
+  });
+
+  it('says why an upload URL is no longer valid once its version was deleted before the archive came', async () => {
+    const published = await cliPublish(f, '1.0.0').expect(201);
+    const signedUrl = new URL(published.body.signedUrl as string);
+    await t.http.delete(`${versionsUrl()}/1.0.0`).set(f.member.auth).expect(204);
+    const refused = await t.http.put(`${signedUrl.pathname}${signedUrl.search}`).set('Content-Type', 'application/zip').send(makeZip({ 'a.py': 'x' })).expect(403);
+    expect(refused.body.message).toBe('upload URL is no longer valid (its version was deleted)');
   });
 
   describe('an upload that starts like a zip but no zip reader can read (docs/api-rules.md §6)', () => {

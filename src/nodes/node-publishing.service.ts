@@ -9,7 +9,7 @@ import { UsersService } from '../users/users.service';
 import { PublishersService } from '../publishers/publishers.service';
 import { EXTRACT_PENDING } from './comfy-nodes/extract-status';
 import { ArchiveReview } from './review/archive-review';
-import { blockedByChecks } from './review/review-decision';
+import { checksBlock } from './review/review-decision';
 import { CreateNodeVersionDto, NodeVersionDto } from './dto/node-version.dto';
 import { toNodeVersionDto } from './dto/node.mapper';
 import { PublishedNodeVersionDto, PublishNodeVersionDto } from './dto/publish.dto';
@@ -109,8 +109,12 @@ export class NodePublishingService {
       if (version.status === 'NodeVersionStatusDeleted') {
         throw new ConflictException(`version '${version.version}' is deleted: publish a new version`);
       }
-      if ((version.status === 'NodeVersionStatusFlagged' && !caller.isAdmin) || blockedByChecks(version, await this.history.findReview(version.id, manager))) {
-        throw new ConflictException(`version '${version.version}' is ${version.status === 'NodeVersionStatusFlagged' ? 'flagged' : 'blocked by its checks'} (${version.statusReason ?? 'see its review'}): publish a new version`);
+      const block = checksBlock(version, await this.history.findReview(version.id, manager));
+      if (block !== undefined) {
+        throw new ConflictException(`version '${version.version}' was blocked by its checks (${block}): publish a new version`);
+      }
+      if (version.status === 'NodeVersionStatusFlagged' && !caller.isAdmin) {
+        throw new ConflictException(`version '${version.version}' is flagged (${version.statusReason ?? 'see its review'}): publish a new version`);
       }
       return version;
     };
@@ -157,9 +161,15 @@ export class NodePublishingService {
     if ((await this.publishers.requirePublisher(node.publisherId, manager)).status === 'PublisherStatusBanned') {
       throw new ForbiddenException('publisher banned');
     }
+    if (version.status === 'NodeVersionStatusDeleted') {
+      throw new ForbiddenException('upload URL is no longer valid (its version was deleted)');
+    }
     // Pending without an archive: once one is stored, the version waits for its checks, and the URL is used.
-    if (version.status !== PENDING || version.archiveSha256 !== null) {
+    if (version.archiveSha256 !== null) {
       throw new ForbiddenException('upload URL has already been used');
+    }
+    if (version.status !== PENDING) {
+      throw new ForbiddenException(`upload URL is no longer valid (its version is ${version.status}, no longer waiting for its archive)`);
     }
     return version;
   }

@@ -337,7 +337,8 @@ export class NodesService implements OnModuleInit {
     }
     const version =
       requested === undefined ? node.latestVersion : await this.nodes.readVersion(node.id, requested);
-    if (!version) {
+    // A deleted version does not exist for public reads (getVersion), so not here either.
+    if (!version || version.status === 'NodeVersionStatusDeleted') {
       throw new NotFoundException(
         requested === undefined ? `node '${node.id}' has no installable version` : `version '${requested}' of node '${node.id}' not found`,
       );

@@ -24,9 +24,15 @@ export function decideFromFindings(findings: readonly Finding[]): ReviewDecision
   };
 }
 
-/** Whether the checks of the version's current archive blocked it: final, whatever its status now (only a new version replaces it). */
-export function blockedByChecks(version: Pick<NodeVersionEntity, 'archiveSha256'>, review: Pick<VersionReviewEntity, 'archiveSha256' | 'findings'> | null): boolean {
-  return review !== null && review.archiveSha256 === version.archiveSha256 && review.findings.some((finding) => finding.severity === 'block');
+/**
+ * What the checks of the version's current archive blocked it for (their
+ * summary, as the reason they gave), or undefined when they did not. Final,
+ * whatever its status and reason now (a ban's, a delete's): only a new
+ * version replaces it.
+ */
+export function checksBlock(version: Pick<NodeVersionEntity, 'archiveSha256'>, review: Pick<VersionReviewEntity, 'archiveSha256' | 'findings'> | null): string | undefined {
+  const blocked = review !== null && review.archiveSha256 === version.archiveSha256 && review.findings.some((finding) => finding.severity === 'block');
+  return blocked ? summarizeFindings(review.findings) : undefined;
 }
 
 /**
@@ -36,7 +42,7 @@ export function blockedByChecks(version: Pick<NodeVersionEntity, 'archiveSha256'
  * active, and never active for a version its checks blocked.
  */
 export function assertDecisionAllowed(
-  version: Pick<NodeVersionEntity, 'status' | 'statusReason' | 'archiveSha256' | 'version'>,
+  version: Pick<NodeVersionEntity, 'status' | 'archiveSha256' | 'version'>,
   status: NodeVersionStatus,
   reason: string | null,
   review: Pick<VersionReviewEntity, 'archiveSha256' | 'findings'> | null,
@@ -50,7 +56,8 @@ export function assertDecisionAllowed(
   if (status !== 'NodeVersionStatusActive' && !reason) {
     throw new BadRequestException(`status_reason is required with status ${status}: it tells the publisher why`);
   }
-  if (status === 'NodeVersionStatusActive' && blockedByChecks(version, review)) {
-    throw new ConflictException(`version '${version.version}' was blocked by its checks (${version.statusReason ?? 'see its review'}); publish a new version instead`);
+  const block = checksBlock(version, review);
+  if (status === 'NodeVersionStatusActive' && block !== undefined) {
+    throw new ConflictException(`version '${version.version}' was blocked by its checks (${block}); publish a new version instead`);
   }
 }
