@@ -246,6 +246,25 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
     await t.http.get(providerUrl(name)).expect(404);
   });
 
+  it('an anonymous lookup shows the choice by downloads within 2 s of the installs, as GET /nodes/{id} shows them', async () => {
+    const name = `${prefix()}Installed Node`;
+    const [first, second] = [await createPublisherWithNode(t), await createPublisherWithNode(t)].sort((x, y) => (x.nodeId < y.nodeId ? -1 : 1));
+    for (const f of [first, second]) {
+      await addVersions(t, f, '1.0.0');
+      await uploadArchive(t, f, '1.0.0', makeZip({ '__init__.py': `NODE_CLASS_MAPPINGS = {${JSON.stringify(name)}: object}\n` }));
+      expect(await reviewed(t, f, '1.0.0')).toMatchObject({ status: 'NodeVersionStatusActive' });
+    }
+    const provider = async () => (await t.http.get(providerUrl(name)).expect(200)).body as { id: string; downloads: number };
+    expect((await provider()).id).toBe(first.nodeId);
+    for (let i = 0; i < 3; i++) await t.http.get(`/nodes/${second.nodeId}/install`).expect(200);
+    let shown = await provider();
+    for (let waited = 0; shown.id !== second.nodeId && waited < 2500; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      shown = await provider();
+    }
+    expect(shown).toMatchObject({ id: second.nodeId, downloads: 3 });
+  });
+
   describe('POST …/comfy-nodes (a publisher reports its classes)', () => {
     let f: PublisherFixture;
     let versionId: string;

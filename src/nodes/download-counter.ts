@@ -7,6 +7,9 @@ import { NodesRepository } from './nodes.repository';
 /** How often counted downloads reach the database (docs/api-rules.md §6: visible within 2 s). */
 export const DOWNLOAD_FLUSH_INTERVAL_MS = 1000;
 
+/** How long a reply showing one node may be served from the read cache, so that its downloads show within 2 s. */
+export const ONE_NODE_READ_TTL_MS = 2000 - DOWNLOAD_FLUSH_INTERVAL_MS;
+
 /** The counter of installs counted (declared in nodes-metrics.ts). */
 export const INSTALLS_COUNTED = 'registry_installs_total';
 

@@ -6,7 +6,7 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { NoQuery } from '../common/validation/no-query.pipe';
 import { InstallQueryDto, NodeDto, NodeListDto, NodeListQueryDto, NodeQueryDto, NodeSearchQueryDto, NodeVersionListQueryDto } from './dto/node.dto';
 import { NodeVersionDto } from './dto/node-version.dto';
-import { DOWNLOAD_FLUSH_INTERVAL_MS } from './download-counter';
+import { ONE_NODE_READ_TTL_MS } from './download-counter';
 import { NodeCatalogService } from './node-catalog.service';
 import { NodesService } from './nodes.service';
 import { CurrentUser, PublicRead } from '../auth/authenticated.decorator';
@@ -49,8 +49,7 @@ export class NodesController {
 
   /** Detailed information about a node, with its publisher and latest version. A banned node is 403 "node banned" but for admins. */
   @Get(':nodeId')
-  // Downloads are flushed every DOWNLOAD_FLUSH_INTERVAL_MS and show here within 2 s (docs/api-rules.md §6).
-  @CacheableRead({ serverTtlMs: 2000 - DOWNLOAD_FLUSH_INTERVAL_MS })
+  @CacheableRead({ serverTtlMs: ONE_NODE_READ_TTL_MS })
   @ApiErrors(400, 403, 404)
   get(
     @Param('nodeId') nodeId: string,

@@ -9,6 +9,7 @@ import { ApiErrors } from '../../common/openapi/api-errors.decorator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { NoQuery } from '../../common/validation/no-query.pipe';
 import { NodeDto } from '../dto/node.dto';
+import { ONE_NODE_READ_TTL_MS } from '../download-counter';
 import { ComfyNodesService } from './comfy-nodes.service';
 import { ComfyNodeListDto, CreateComfyNodesDto } from './dto/comfy-node.dto';
 
@@ -49,7 +50,8 @@ export class ComfyNodesController {
   /** The node that provides a node class. */
   @Get('comfy-nodes/:comfyNodeName/node')
   @Public()
-  @CacheableRead()
+  // One node, as GET /nodes/{id} shows it: its downloads, and the choice made by them, within 2 s.
+  @CacheableRead({ serverTtlMs: ONE_NODE_READ_TTL_MS })
   @ApiOperation({
     description:
       'Among the listed nodes whose latest version provides the class (exact name), the one that names it in ' +
