@@ -139,7 +139,7 @@ describe('Nodes', () => {
       expect(await manager.findOneByOrFail(NodeEntity, { id: f.nodeId })).toEqual(viaPrepared);
     });
 
-    it('inserts by prepared INSERT what manager.insert would (JSON, dates, nulls, generated ids)', async () => {
+    it('repositories insert what manager.insert would (JSON, dates, nulls, generated ids), leaving what they were given as it was', async () => {
       const { manager } = t.dataSource;
       const at = new Date('2026-01-02T03:04:05.678Z');
       const task = {
@@ -162,15 +162,17 @@ describe('Nodes', () => {
       const viaTypeormId = unique('typeorm');
       await t.app.get(VideoTasksRepository).insert(manager, { ...task });
       await manager.insert(VideoTaskEntity, { ...task, taskId: viaTypeormId });
-      const viaPrepared = await manager.findOneByOrFail(VideoTaskEntity, { taskId: task.taskId });
-      expect(viaPrepared).toEqual(task);
-      expect(await manager.findOneByOrFail(VideoTaskEntity, { taskId: viaTypeormId })).toEqual({ ...viaPrepared, taskId: viaTypeormId });
+      const viaRepository = await manager.findOneByOrFail(VideoTaskEntity, { taskId: task.taskId });
+      expect(viaRepository).toEqual(task);
+      expect(await manager.findOneByOrFail(VideoTaskEntity, { taskId: viaTypeormId })).toEqual({ ...viaRepository, taskId: viaTypeormId });
 
       const entry = { userId: outsider.id, kind: 'grant' as const, amount: 5, balanceAfter: 5, taskId: null, createdAt: at };
-      await t.app.get(UsersRepository).appendLedgerEntry(manager, entry);
+      const appendedId = await t.app.get(UsersRepository).appendLedgerEntry(manager, entry);
+      expect(entry).not.toHaveProperty('id');
       await manager.insert(CreditLedgerEntryEntity, { ...entry });
       const entries = await manager.find(CreditLedgerEntryEntity, { where: { userId: outsider.id, createdAt: at }, order: { id: 'ASC' } });
       expect(entries.map(({ id: _id, ...rest }) => rest)).toEqual([entry, entry]);
+      expect(entries[0].id).toBe(appendedId);
       expect(entries[1].id).toBeGreaterThan(entries[0].id);
     });
 

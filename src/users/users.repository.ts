@@ -135,10 +135,9 @@ export class UsersRepository {
     return token.tokenHash;
   }
 
-  /** Leaves `entry` as it was given: TypeORM would otherwise write the generated id into it. */
-  /** Appends an entry and returns its id. */
+  /** Appends an entry and returns its id, leaving `entry` as given (TypeORM's insert writes the generated id into what it gets). */
   async appendLedgerEntry(manager: EntityManager, entry: Omit<CreditLedgerEntryEntity, 'id'>): Promise<number> {
-    const { identifiers } = await manager.insert(CreditLedgerEntryEntity, entry);
+    const { identifiers } = await manager.insert(CreditLedgerEntryEntity, { ...entry });
     const [{ id }] = identifiers as Array<Pick<CreditLedgerEntryEntity, 'id'>>;
     return id;
   }
