@@ -138,7 +138,7 @@ export class PublisherNodesController {
     return this.nodes.updateVersion(caller, publisherId, nodeId, versionId, body, origin);
   }
 
-  /** Upload (or replace) a version's archive; a pending version becomes active. */
+  /** Upload (or replace) a version's archive; the version is pending until its checks decide (docs/api-rules.md §10). */
   @Put(':nodeId/versions/:versionId/archive')
   // The zip streams to storage as it arrives (ArchivesService.receive).
   @RawBody()
@@ -147,8 +147,10 @@ export class PublisherNodesController {
   @ApiOperation({
     description:
       'The body is the zip itself (Content-Type: application/zip, at most ARCHIVE_MAX_BYTES). The version’s ' +
-      '`downloadUrl` then points at `/archives/{sha256}.zip`; a pending version becomes active. Not a zip: 400; ' +
-      'too large: 413; a deleted version, a version its checks blocked, or (but for admins) a flagged one: 409.',
+      '`downloadUrl` then points at `/archives/{sha256}.zip`, and the version is pending (not installable, not the ' +
+      'latest, even if it was) until its checks decide, within seconds: active, or flagged with the findings named ' +
+      '(GET …/review). Not a zip: 400; too large: 413; a deleted version, a version its checks blocked, or (but for ' +
+      'admins) a flagged one: 409.',
   })
   @ApiConsumes('application/zip')
   @ApiBody(ZIP_BODY)

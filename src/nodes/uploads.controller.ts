@@ -29,8 +29,9 @@ export class UploadsController {
   @ApiOperation({
     description:
       'Use the `signedUrl` of a CLI publish as it is. The body is the zip (Content-Type: application/zip, at most ' +
-      'ARCHIVE_MAX_BYTES). The version becomes active with its `downloadUrl`. A forged, expired or already used URL ' +
-      'is 403; not a zip 400; too large 413.',
+      'ARCHIVE_MAX_BYTES). The version gets its `downloadUrl` and stays pending until its checks decide, within ' +
+      'seconds: active, or flagged with the findings named. A forged, expired or already used URL (or one whose ' +
+      'version was deleted) is 403; not a zip 400; too large 413.',
   })
   @ApiConsumes('application/zip')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
