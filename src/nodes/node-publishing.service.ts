@@ -25,6 +25,9 @@ const PENDING = 'NodeVersionStatusPending';
 const AWAITING_ARCHIVE = 'waiting for its archive (PUT it to the signedUrl)';
 const AWAITING_CHECKS = 'its archive is being checked';
 
+/** The 401 of a publish whose body token is not a live token. */
+export const INVALID_BODY_TOKEN = 'invalid or revoked personal_access_token';
+
 /**
  * Publishing versions with archives (docs/api-rules.md §6): the public registry
  * CLI's publish (body token, node upsert, a pending version and a signed
@@ -33,8 +36,6 @@ const AWAITING_CHECKS = 'its archive is being checked';
  * storage outside any transaction; the version is then changed in a short
  * one that checks again what the upload was allowed on.
  */
-export const INVALID_BODY_TOKEN = 'invalid or revoked personal_access_token';
-
 @Injectable()
 export class NodePublishingService {
   constructor(

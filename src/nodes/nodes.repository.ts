@@ -248,12 +248,12 @@ export class NodesRepository {
     await manager.update(NodeEntity, { id: nodeId }, columns(changes));
   }
 
-  /** Every node of the publisher that is not deleted gets `status` (a publisher's ban). */
   /** A renamed publisher's new name, on its nodes' copies (inside the rename's transaction). */
   async setPublisherName(manager: EntityManager, publisherId: string, name: string): Promise<void> {
     await manager.update(NodeEntity, { publisherId }, { publisherName: name });
   }
 
+  /** Every node of the publisher that is not deleted gets `status` (a publisher's ban). */
   async setPublisherNodesStatus(manager: EntityManager, publisherId: string, status: NodeStatus, detail: string): Promise<void> {
     await manager.update(NodeEntity, { publisherId, status: Not('NodeStatusDeleted') }, { status, statusDetail: detail, updatedAt: new Date() });
   }

@@ -418,9 +418,9 @@ export class NodesService implements OnModuleInit {
     return version;
   }
 
-  /** PUT /publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}: changelog, deprecation and (admins) moderation. */
   /**
-   * The checks run on unlocked reads; the version is then written with its
+   * PUT /publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}:
+   * changelog, deprecation and (admins) moderation. The checks run on unlocked reads; the version is then written with its
    * change time, guarded by the statuses the checks saw, its own and its
    * node's (redone from the reads if one changed): one statement, which
    * writes no node row, so editing a changelog never waits for the node's
