@@ -12,7 +12,7 @@ import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { videoConfig, VideoConfig } from './video.config';
 import { VideoModel } from './video-models';
 import { VideoTasksRepository } from './video-tasks.repository';
-import { isSettled, VideoTasksService } from './video-tasks.service';
+import { isRefundedState, isSettled, VideoTasksService } from './video-tasks.service';
 import { nextStatusCheck } from './task-status-checks';
 
 type VideoRequest = CreateVideoTaskDto & { model: VideoModel };
@@ -133,7 +133,7 @@ export class VideoProxyService {
       return await this.tx.run(async (manager) => {
         const settled = await this.credits.settle(manager, reservation, reply.credits, reply.task_id);
         // A reply already terminal without a result gets no later state change that would refund it.
-        const failedAlready = reply.state === 'failed' || reply.state === 'canceled';
+        const refundedAtCreate = isRefundedState(reply.state);
         const now = new Date();
         await this.tasks.insert(manager, {
           taskId: reply.task_id,
@@ -146,7 +146,7 @@ export class VideoProxyService {
           callbackUrl: request.callback_url ?? null,
           errCode: reply.err_code ?? null,
           creations: null,
-          refundedAt: failedAlready ? now : null,
+          refundedAt: refundedAtCreate ? now : null,
           idempotencyKeyId: claimId,
           createdAt: now,
           updatedAt: now,
@@ -157,7 +157,7 @@ export class VideoProxyService {
               ? null
               : nextStatusCheck(now, now, this.config.VIDEO_STATUS_POLL_MS),
         });
-        if (failedAlready) {
+        if (refundedAtCreate) {
           await this.credits.refund(manager, caller.id, settled, reply.task_id);
         }
         return settled;

@@ -19,8 +19,10 @@ import { VideoTasksRepository } from './video-tasks.repository';
 /** How far along each state is; a task only ever moves forward, and never out of a terminal state. */
 const PROGRESS: Record<VideoTaskState, number> = { created: 0, queueing: 1, processing: 2, success: 3, failed: 3, canceled: 3 };
 
-/** Terminal states whose credits go back (once: VideoTasksRepository.markRefunded). */
-const REFUNDED_STATES: readonly VideoTaskState[] = ['failed', 'canceled'];
+/** Whether a task in `state` gets its credits back: the terminal states but success (once: VideoTasksRepository.markRefunded). */
+export function isRefundedState(state: VideoTaskState): boolean {
+  return state === 'failed' || state === 'canceled';
+}
 
 export function isTerminal(state: VideoTaskState): boolean {
   return PROGRESS[state] === 3;
@@ -241,7 +243,7 @@ export class VideoTasksService {
     const nextCheckAt = isSettled({ ...change, updatedAt: now }, now) ? null : task.nextCheckAt;
     Object.assign(task, { ...change, updatedAt: now, nextCheckAt } satisfies Partial<VideoTaskEntity>);
     await this.tasks.save(manager, task);
-    if (REFUNDED_STATES.includes(task.state) && (await this.tasks.markRefunded(manager, task.taskId, now))) {
+    if (isRefundedState(task.state) && (await this.tasks.markRefunded(manager, task.taskId, now))) {
       await this.credits.refund(manager, task.userId, task.credits, task.taskId);
     }
     if (task.state === 'success') await this.results.enqueue(manager, task, successSeenAt);
