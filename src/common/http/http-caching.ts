@@ -13,7 +13,6 @@ import {
 import { Reflector } from '@nestjs/core';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import compression from 'compression';
-import etag from 'etag';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { concatMap, map, Observable, of, tap } from 'rxjs';
 import { appConfig, AppConfig } from '../../config/config.module';
@@ -30,11 +29,6 @@ export const COMPRESSION_THRESHOLD_BYTES = 1024;
  */
 export function applyCompression(app: INestApplication): void {
   app.use(compression({ threshold: COMPRESSION_THRESHOLD_BYTES }));
-}
-
-/** The ETag of a reply body: weak, from the `etag` package, as Express makes it by default. */
-export function replyEtag(body: string | Buffer): string {
-  return etag(body, { weak: true });
 }
 
 /** How long this route's replies may be served from the read cache; unset: CACHE_MAX_AGE_S. */
