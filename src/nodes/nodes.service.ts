@@ -54,6 +54,12 @@ function assertNotBanned(node: Pick<NodeEntity, 'status'>, caller: Principal | u
   if (node.status === 'NodeStatusBanned' && !caller?.isAdmin) throw new ForbiddenException('node banned');
 }
 
+/** A node that reads and reviews may see: 404 when unknown or deleted, 403 "node banned" but for admins (`caller`: none, for everyone). */
+function assertVisible<T extends Pick<NodeEntity, 'status'>>(node: T | null, nodeId: string, caller: Principal | undefined): asserts node is T {
+  if (!node || node.status === 'NodeStatusDeleted') throw new NotFoundException(`node '${nodeId}' not found`);
+  assertNotBanned(node, caller);
+}
+
 /** 400 unless `version` is a semantic version without build metadata. */
 export function assertValidVersionNumber(version: string): void {
   const parsed = parseSemver(version);
@@ -97,8 +103,7 @@ export class NodesService implements OnModuleInit {
   /** The public read: deleted nodes do not exist for it, banned ones are 403 but for admins. `origin`: the request's (ArchivesService.linksFor). */
   async get(nodeId: string, origin: string, caller?: Principal): Promise<NodeDto> {
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
-    if (!node || node.status === 'NodeStatusDeleted') throw new NotFoundException(`node '${nodeId}' not found`);
-    assertNotBanned(node, caller);
+    assertVisible(node, nodeId, caller);
     const [dto] = await this.toDtos([node], origin);
     return dto;
   }
@@ -330,8 +335,7 @@ export class NodesService implements OnModuleInit {
   ): Promise<NodeVersionDto> {
     const requested = query.version;
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
-    if (!node || node.status === 'NodeStatusDeleted') throw new NotFoundException(`node '${nodeId}' not found`);
-    assertNotBanned(node, caller);
+    assertVisible(node, nodeId, caller);
     if (requested === undefined) {
       await this.chooseCompatibleVersions([node], compatibilityTargetOf(query));
     }
@@ -353,10 +357,7 @@ export class NodesService implements OnModuleInit {
   /** A node that public reads may show: 404 when unknown or deleted, 403 when banned (but for admins). */
   async requireVisibleNode(nodeId: string, caller?: Principal): Promise<NodeEntity> {
     const node = await this.nodes.findNode(nodeId.toLowerCase());
-    if (!node || node.status === 'NodeStatusDeleted') {
-      throw new NotFoundException(`node '${nodeId}' not found`);
-    }
-    assertNotBanned(node, caller);
+    assertVisible(node, nodeId, caller);
     return node;
   }
 
@@ -528,12 +529,8 @@ export class NodesService implements OnModuleInit {
    */
   async lockReviewableNode(manager: EntityManager, nodeId: string): Promise<NodeEntity> {
     const node = await this.nodes.findNode(nodeId.toLowerCase(), manager, this.tx.lockForUpdate());
-    if (!node || node.status === 'NodeStatusDeleted') {
-      throw new NotFoundException(`node '${nodeId}' not found`);
-    }
-    if (node.status === 'NodeStatusBanned') {
-      throw new ForbiddenException(`node '${node.id}' is banned`);
-    }
+    // Nobody reviews a banned node, admins included.
+    assertVisible(node, nodeId, undefined);
     return node;
   }
 
@@ -612,9 +609,7 @@ export class NodesService implements OnModuleInit {
     if (node.status === 'NodeStatusDeleted' && !caller.isAdmin) {
       throw new NotFoundException(`node '${nodeId}' not found for publisher '${publisherId}'`);
     }
-    if (node.status === 'NodeStatusBanned' && !caller.isAdmin && !bannedReadable) {
-      throw new ForbiddenException(`node '${node.id}' is banned`);
-    }
+    if (!bannedReadable) assertNotBanned(node, caller);
     return node;
   }
 
