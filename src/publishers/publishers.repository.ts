@@ -60,7 +60,8 @@ export class PublishersRepository {
     return affected === 1;
   }
 
-  insertMember(manager: EntityManager, member: PublisherMemberEntity): Promise<PublisherMemberEntity> {
-    return manager.save(PublisherMemberEntity, member);
+  async insertMember(manager: EntityManager, member: PublisherMemberEntity): Promise<PublisherMemberEntity> {
+    await manager.insert(PublisherMemberEntity, member);
+    return member;
   }
 }

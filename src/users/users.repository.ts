@@ -32,8 +32,9 @@ export class UsersRepository {
     return manager.findOne(UserEntity, { where: { email } });
   }
 
-  insertUser(manager: EntityManager, user: UserEntity): Promise<UserEntity> {
-    return manager.save(UserEntity, user);
+  async insertUser(manager: EntityManager, user: UserEntity): Promise<UserEntity> {
+    await manager.insert(UserEntity, user);
+    return user;
   }
 
   /**
@@ -123,8 +124,9 @@ export class UsersRepository {
       .getOne();
   }
 
-  insertToken(manager: EntityManager, token: AccessTokenEntity): Promise<AccessTokenEntity> {
-    return manager.save(AccessTokenEntity, token);
+  async insertToken(manager: EntityManager, token: AccessTokenEntity): Promise<AccessTokenEntity> {
+    await manager.insert(AccessTokenEntity, token);
+    return token;
   }
 
   /** Revokes one of the user's live tokens; returns its hash, or undefined when there is no such token. */

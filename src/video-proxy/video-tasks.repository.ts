@@ -27,8 +27,9 @@ export class VideoTasksRepository {
     return manager.findOne(VideoTaskEntity, { where: { idempotencyKeyId: claimId } });
   }
 
-  async save(manager: EntityManager, task: VideoTaskEntity): Promise<void> {
-    await manager.save(VideoTaskEntity, task);
+  /** Sets the given columns of the task (one UPDATE). */
+  async update(manager: EntityManager, taskId: string, changes: Partial<Pick<VideoTaskEntity, 'state' | 'errCode' | 'creations' | 'updatedAt' | 'nextCheckAt'>>): Promise<void> {
+    await manager.update(VideoTaskEntity, { taskId }, changes);
   }
 
   /** Marks the task refunded unless it already was; true only for the call that marked it. */

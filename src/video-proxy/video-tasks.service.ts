@@ -241,8 +241,9 @@ export class VideoTasksService {
     const successSeenAt = task.state === 'success' ? task.updatedAt : now;
     // A settled task is never checked again; any other keeps its schedule.
     const nextCheckAt = isSettled({ ...change, updatedAt: now }, now) ? null : task.nextCheckAt;
-    Object.assign(task, { ...change, updatedAt: now, nextCheckAt } satisfies Partial<VideoTaskEntity>);
-    await this.tasks.save(manager, task);
+    const changes = { ...change, updatedAt: now, nextCheckAt } satisfies Partial<VideoTaskEntity>;
+    await this.tasks.update(manager, task.taskId, changes);
+    Object.assign(task, changes);
     if (isRefundedState(task.state) && (await this.tasks.markRefunded(manager, task.taskId, now))) {
       await this.credits.refund(manager, task.userId, task.credits, task.taskId);
     }
