@@ -40,7 +40,8 @@ import { NodesRepository } from './nodes.repository';
 /** Fields only admins may change (marked `@AdminOnly()` on the DTO); others may resend the current value (GET → edit → PUT). */
 const ADMIN_ONLY_NODE_FIELDS = adminOnlyFields(NodeFieldsDto);
 
-const ADMIN_ONLY_VERSION_FIELDS = ['status', 'status_reason'] as const;
+/** Fields only admins may send (marked `@AdminOnly()`): a member's PUT of a version refuses any value of them. */
+const ADMIN_ONLY_VERSION_FIELDS = adminOnlyFields(UpdateNodeVersionDto);
 
 /** Only active versions install: pending, flagged, banned and deleted ones never do (docs/api-rules.md §10). */
 const INSTALLABLE = 'NodeVersionStatusActive';

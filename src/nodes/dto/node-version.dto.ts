@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
+import { AdminOnly } from '../../common/validation/admin-only';
 import { IsHttpUrl, NotNullable, Nullable } from '../../common/validation/validators';
 import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
 import { StringList } from './node.dto';
@@ -64,11 +65,13 @@ export class UpdateNodeVersionDto {
 
   /** Admin only: ban, flag or restore a version. */
   @ApiProperty({ enum: NODE_VERSION_STATUSES, required: false })
+  @AdminOnly()
   @NotNullable()
   @IsIn(NODE_VERSION_STATUSES)
   status?: NodeVersionStatus;
 
   /** Admin only. */
+  @AdminOnly()
   @Nullable()
   @IsString()
   @MaxLength(5000)
