@@ -63,8 +63,10 @@ function fromCliForm(body: Fields): Fields {
  * names of the version ranges as aliases (§9.0); each is then
  * validated by the global pipe's rules as its own class, so either shape
  * gets the same strict checks and messages as every other route. Every key
- * the CLI's current release sends (comfy_cli/registry/api.py) is a field of
- * those classes, so none has to be accepted and ignored here.
+ * the CLI's current release sends (docs/api-rules.md §9.0) is a field of
+ * those classes, so none has to be accepted and ignored here. The body
+ * token is checked here only to refuse early (401, 429, as a guard would);
+ * the service resolves the caller from it (a cached lookup).
  */
 @Injectable()
 export class PublishBodyPipe implements PipeTransform {
