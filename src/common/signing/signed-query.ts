@@ -1,7 +1,7 @@
 import { ForbiddenException } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * A signed URL's query: these two parameters and no other (another is 400, as
@@ -42,4 +42,37 @@ export async function verifySignedQuery(
     throw new ForbiddenException(`${what} has expired`);
   }
   return Math.floor((Number(expires) * 1000 - now) / 1000);
+}
+
+/** What one kind of signed link is: its name in messages, the method it is for, and the path it gives an id. */
+export interface SignedLinkKind {
+  what: string;
+  method: 'GET' | 'PUT';
+  path: (id: string) => string;
+}
+
+/**
+ * Signed links of one kind, `{base}{path(id)}?expires=…&signature=…`:
+ * HMAC-SHA256 over the method, the id and the expiry, with a key every
+ * instance shares (`key`, from SigningKeys), checked by verifySignedQuery.
+ */
+export class SignedLinks {
+  constructor(
+    private readonly key: () => Promise<Buffer>,
+    private readonly kind: SignedLinkKind,
+  ) {}
+
+  async sign(id: string, baseUrl: string, ttlSeconds: number, now = Date.now()): Promise<string> {
+    const expires = String(Math.floor(now / 1000) + ttlSeconds);
+    return `${baseUrl}${this.kind.path(id)}?expires=${expires}&signature=${await this.signatureOf(id, expires)}`;
+  }
+
+  /** 403 for a missing, forged or expired signature; else the seconds the link stays valid. */
+  verify(id: string, query: SignedQuery, now = Date.now()): Promise<number> {
+    return verifySignedQuery(this.kind.what, query, (expires) => this.signatureOf(id, expires), now);
+  }
+
+  private async signatureOf(id: string, expires: string): Promise<string> {
+    return createHmac('sha256', await this.key()).update(`${this.kind.method}\n${id}\n${expires}`).digest('base64url');
+  }
 }

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { createHmac } from 'node:crypto';
 import { Counter } from 'prom-client';
+import { forEachConcurrently } from '../../common/scheduling/for-each-concurrently';
 import { PeriodicJob } from '../../common/scheduling/periodic-job';
 import { UsersService } from '../../users/users.service';
 import { videoConfig, VideoConfig } from '../video.config';
@@ -62,15 +63,13 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
 
   /** One round: the due deliveries that head their task's queue, a few at a time (a slow receiver holds one lane). */
   private async deliverDue(stopping: AbortSignal): Promise<void> {
-    const queue = await this.outbox.dueHeads(new Date(), BATCH);
-    const lanes = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-      for (let next = queue.shift(); next && !stopping.aborted; next = queue.shift()) {
-        await this.attempt(next).catch((error: unknown) =>
-          this.logger.error({ err: error, deliveryId: next?.id }, 'callback delivery attempt failed'),
-        );
-      }
-    });
-    await Promise.allSettled(lanes);
+    await forEachConcurrently(
+      await this.outbox.dueHeads(new Date(), BATCH),
+      CONCURRENCY,
+      stopping,
+      (delivery) => this.attempt(delivery),
+      (delivery, error) => this.logger.error({ err: error, deliveryId: delivery.id }, 'callback delivery attempt failed'),
+    );
   }
 
   private async attempt(delivery: DueDelivery): Promise<void> {

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { EntityManager } from 'typeorm';
 import { ArchiveStorage, ArchiveTooLargeError, StoredArchive } from '../../archives/archive-storage';
 import { SharedRate } from '../../common/pacing/shared-rate';
+import { forEachConcurrently } from '../../common/scheduling/for-each-concurrently';
 import { PeriodicJob } from '../../common/scheduling/periodic-job';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { retryDelayMs } from '../callbacks/callback-delivery.worker';
@@ -81,13 +82,13 @@ export class ResultDownloadWorker implements OnApplicationBootstrap, BeforeAppli
 
   /** The due jobs, a few at a time. */
   private async downloadDue(stopping: AbortSignal): Promise<void> {
-    const queue = await this.results.due(new Date(), BATCH);
-    const lanes = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-      for (let next = queue.shift(); next && !stopping.aborted; next = queue.shift()) {
-        await this.attempt(next, stopping).catch((error: unknown) => this.logger.error({ err: error, resultId: next?.id }, 'result download attempt failed'));
-      }
-    });
-    await Promise.allSettled(lanes);
+    await forEachConcurrently(
+      await this.results.due(new Date(), BATCH),
+      CONCURRENCY,
+      stopping,
+      (job) => this.attempt(job, stopping),
+      (job, error) => this.logger.error({ err: error, resultId: job.id }, 'result download attempt failed'),
+    );
   }
 
   /** Deletes results kept longer than VIDEO_RESULT_RETENTION_DAYS (0: kept for good); their links answer 410. */
