@@ -56,3 +56,8 @@ export abstract class PageDto {
 export function totalPages(total: number, limit: number): number {
   return Math.ceil(total / limit);
 }
+
+/** A paged reply's envelope for `total` items and the page asked for; the caller adds the items under their name. */
+export function pageEnvelope(total: number, { page, limit }: { page: number; limit: number }): PageDto {
+  return { total, page, limit, totalPages: totalPages(total, limit) };
+}
