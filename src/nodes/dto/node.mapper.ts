@@ -2,7 +2,6 @@ import { BadRequestException } from '@nestjs/common';
 import { ArchiveLinks } from '../../archives/archive-links';
 import { MIB } from '../../common/http/json-body-limits';
 import { mergePatch } from '../../common/validation/merge-patch';
-import { isoTime } from '../../common/replies/iso-time';
 import { absentIfNull } from '../../common/replies/omit-absent';
 import { toPublisherDto } from '../../publishers/dto/publisher.mapper';
 import { PublisherEntity } from '../../publishers/entities/publisher.entity';
@@ -34,7 +33,7 @@ export function toNodeVersionDto(version: NodeVersionEntity, links: ArchiveLinks
     supported_app_frontend_version: absentIfNull(version.supportedAppFrontendVersion),
     tags: version.tags,
     tags_admin: version.tagsAdmin,
-    createdAt: isoTime(version.createdAt),
+    createdAt: version.createdAt.toISOString(),
   };
 }
 
@@ -65,7 +64,7 @@ export function toNodeDto(node: NodeEntity, publisher: PublisherEntity, links: A
     downloads: node.downloads,
     github_stars: node.githubStars,
     rating: node.rating,
-    created_at: isoTime(node.createdAt),
+    created_at: node.createdAt.toISOString(),
     publisher: toPublisherDto(publisher),
     latest_version: node.latestVersion ? toNodeVersionDto(node.latestVersion, links) : undefined,
   };

@@ -1,4 +1,3 @@
-import { isoTime } from '../../common/replies/iso-time';
 import { absentIfNull, omitAbsent } from '../../common/replies/omit-absent';
 import { UserDto } from '../../users/dto/user.dto';
 import { PublisherMemberEntity } from '../entities/publisher-member.entity';
@@ -16,7 +15,7 @@ export function toPublisherDto(publisher: PublisherEntity): PublisherDto {
     source_code_repo: absentIfNull(publisher.sourceCodeRepo),
     logo: absentIfNull(publisher.logo),
     status: publisher.status,
-    createdAt: isoTime(publisher.createdAt),
+    createdAt: publisher.createdAt.toISOString(),
   };
 }
 

@@ -1,4 +1,3 @@
-import { isoTime } from '../../../common/replies/iso-time';
 import { absentIfNull } from '../../../common/replies/omit-absent';
 import { NodeVersionEntity } from '../../entities/node-version.entity';
 import { VersionReviewEntity } from '../entities/version-review.entity';
@@ -10,6 +9,6 @@ export function toVersionReviewDto(version: NodeVersionEntity, review: VersionRe
     status: version.status,
     status_reason: absentIfNull(version.statusReason),
     findings: (review?.findings ?? []).map((finding) => ({ ...finding })),
-    history: history.map((change) => ({ status: change.status, reason: absentIfNull(change.reason), at: isoTime(change.at), by: change.by })),
+    history: history.map((change) => ({ status: change.status, reason: absentIfNull(change.reason), at: change.at.toISOString(), by: change.by })),
   };
 }
