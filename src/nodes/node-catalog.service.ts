@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { ArchivesService } from '../archives/archives.service';
 import { Principal } from '../auth/principal';
-import { PageQueryDto, pageEnvelope } from '../common/pagination/page-query.dto';
+import { PageQueryDto, pageOf } from '../common/pagination/page-query.dto';
 import { BulkNodeVersionResultDto, BulkNodeVersionsDto, NodeVersionIdentifierDto } from './dto/bulk-versions.dto';
 import { CatalogQueryDto, MAX_NODE_ID_FILTER, NodeListDto, NodeListQueryDto, NodeSearchQueryDto } from './dto/node.dto';
 import { toNodeVersionDto } from './dto/node.mapper';
@@ -109,7 +109,7 @@ export class NodeCatalogService {
   }
 
   private async toPage({ nodes, total }: NodePage, query: PageQueryDto, origin: string): Promise<NodeListDto> {
-    return { ...pageEnvelope(total, query), nodes: await this.nodesService.toDtos(nodes, origin) };
+    return pageOf(total, 'nodes', await this.nodesService.toDtos(nodes, origin), query);
   }
 
   /**

@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { TokenCache } from '../auth/token-cache';
 import { generateToken, generateWebhookSecret, hashToken } from '../auth/token-hash';
-import { pageEnvelope } from '../common/pagination/page-query.dto';
+import { pageOf } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
 import { WebhookSecretDto } from './dto/user.dto';
 import { CreateTokenDto, CreateUserDto, CreatedTokenDto, LedgerPageDto, UserDto } from './dto/user.dto';
@@ -110,7 +110,7 @@ export class UsersService {
 
   async ledger(userId: string, page: number, limit: number): Promise<LedgerPageDto> {
     const [entries, total] = await this.users.ledgerPage(userId, page, limit);
-    return { ...pageEnvelope(total, { page, limit }), entries: entries.map(toLedgerEntryDto) };
+    return pageOf(total, 'entries', entries.map(toLedgerEntryDto), { page, limit });
   }
 
   /** Inside a transaction, pass its manager: a query on another pooled connection could wait on this one forever. */

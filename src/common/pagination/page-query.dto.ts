@@ -57,7 +57,7 @@ export function totalPages(total: number, limit: number): number {
   return Math.ceil(total / limit);
 }
 
-/** A paged reply's envelope for `total` items and the page asked for; the caller adds the items under their name. */
-export function pageEnvelope(total: number, { page, limit }: { page: number; limit: number }): PageDto {
-  return { total, page, limit, totalPages: totalPages(total, limit) };
+/** A paged reply, `{total, <itemsKey>: items, page, limit, totalPages}` in that order (the spec's, which the bytes keep). */
+export function pageOf<K extends string, T>(total: number, itemsKey: K, items: T[], { page, limit }: { page: number; limit: number }): PageDto & Record<K, T[]> {
+  return { total, [itemsKey]: items, page, limit, totalPages: totalPages(total, limit) } as PageDto & Record<K, T[]>;
 }

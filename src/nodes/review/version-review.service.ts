@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { ArchivesService } from '../../archives/archives.service';
 import { Principal } from '../../auth/principal';
 import { PublicReadCache } from '../../common/http/public-read-cache';
-import { pageEnvelope } from '../../common/pagination/page-query.dto';
+import { pageOf } from '../../common/pagination/page-query.dto';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { Finding, SEVERITY_OF } from '../archive-checks/findings';
 import { ComfyNodesService, ExtractionState } from '../comfy-nodes/comfy-nodes.service';
@@ -94,7 +94,7 @@ export class VersionReviewService {
   async queue(query: ReviewQueueQueryDto, origin: string): Promise<ReviewQueueDto> {
     const [versions, total] = await this.nodeRows.versionQueue(query.statuses ?? QUEUE_STATUSES, (query.page - 1) * query.limit, query.limit);
     const links = this.archives.linksFor(origin);
-    return { ...pageEnvelope(total, query), versions: versions.map((version) => toNodeVersionDto(version, links)) };
+    return pageOf(total, 'versions', versions.map((version) => toNodeVersionDto(version, links)), query);
   }
 
   /**
