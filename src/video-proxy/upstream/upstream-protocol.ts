@@ -17,9 +17,13 @@ const isShortString = (max: number) => (value: unknown) => typeof value === 'str
 const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
 const isInteger = (value: unknown): boolean => Number.isSafeInteger(value);
 const isOneOf = (values: readonly string[]) => (value: unknown) => typeof value === 'string' && values.includes(value);
-/** A date-time with its zone, the only kind of time that names one instant. */
+/** A date-time with its zone (the only kind of time that names one instant) that Date reads too (not every ISO 8601 form). */
 const isInstant = (value: unknown): value is string =>
-  typeof value === 'string' && value.length <= 64 && isISO8601(value, { strict: true }) && /T.*(Z|[+-]\d\d(:?\d\d)?)$/i.test(value);
+  typeof value === 'string' &&
+  value.length <= 64 &&
+  isISO8601(value, { strict: true }) &&
+  /T.*(Z|[+-]\d\d(:?\d\d)?)$/i.test(value) &&
+  Number.isFinite(Date.parse(value));
 
 /**
  * The request fields the upstream echoes back, copied to the client as the
