@@ -1,10 +1,12 @@
-import { MAX_DELIVERY_ATTEMPTS } from '../src/video-proxy/callbacks/callback-delivery.worker';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { CallbackDeliveryWorker, MAX_DELIVERY_ATTEMPTS } from '../src/video-proxy/callbacks/callback-delivery.worker';
 import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
 import { CallbackReceiver } from './support/callback-receiver';
 import { eventually, injectWriteFault } from './support/fault-injection';
 import { FakeUpstream } from './support/fake-upstream';
 import { TestApp } from './support/test-app';
-import { CLIENT_CALLBACK_ENV, createVideoTask, postUpstreamCallback, queueDeliveryOneAttemptShortOfCap, videoAppForSuite } from './support/video-app';
+import { CLIENT_CALLBACK_ENV, createVideoTask, postUpstreamCallback, queueDeliveryOneAttemptShortOfCap, VideoApp, videoAppForSuite } from './support/video-app';
 
 describe('A client callback whose attempt throws (CallbackDeliveryWorker)', () => {
   let upstream: FakeUpstream;
@@ -35,5 +37,36 @@ describe('A client callback whose attempt throws (CallbackDeliveryWorker)', () =
     const delivered = await receiver.waitForTask(taskId);
     expect(delivered.body).toMatchObject({ task_id: taskId, state: 'success' });
     expect(receiver.received.filter((d) => d.body.task_id === taskId)).toHaveLength(1);
+  });
+});
+
+describe('A shutdown while a client callback is in flight (CallbackDeliveryWorker)', () => {
+  it('waits for the receiver’s answer and records the delivery, so the next process does not send it again', async () => {
+    const video = await VideoApp.start(CLIENT_CALLBACK_ENV);
+    let arrived: () => void = () => undefined;
+    const posted = new Promise<void>((resolve) => (arrived = resolve));
+    // Answers 6 s after the callback arrives: longer than a shutdown waits for other background jobs.
+    const slowReceiver = createServer((req, res) => {
+      req.resume();
+      arrived();
+      setTimeout(() => res.end('ok'), 6000);
+    });
+    await new Promise<void>((resolve) => slowReceiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const { testApp: t, upstream } = video;
+      const user = await t.createUser({ credits: 100 });
+      const url = `http://127.0.0.1:${(slowReceiver.address() as AddressInfo).port}/hook`;
+      const taskId = await createVideoTask(t, user, { callback_url: url });
+      await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'processing' }).expect(204);
+      await posted;
+
+      await t.app.get(CallbackDeliveryWorker).beforeApplicationShutdown();
+      const delivery = await t.dataSource.getRepository(CallbackDeliveryEntity).findOneByOrFail({ taskId });
+      expect(delivery).toMatchObject({ attempts: 1, deliveredAt: expect.any(Date) });
+    } finally {
+      await video.close();
+      slowReceiver.closeAllConnections();
+      await new Promise((resolve) => slowReceiver.close(resolve));
+    }
   });
 });

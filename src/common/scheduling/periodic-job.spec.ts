@@ -38,4 +38,22 @@ describe('PeriodicJob', () => {
     await job.stop();
     expect({ sawStop, ended }).toEqual({ sawStop: true, ended: true });
   });
+
+  it('waits for a run in progress at most its shutdown wait', async () => {
+    let ended = false;
+    const job = new PeriodicJob('a job', 10, async () => {
+      await sleep(150);
+      ended = true;
+    }, logger, 50);
+    job.start();
+    await job.stop();
+    expect(ended).toBe(false);
+    const patient = new PeriodicJob('a job', 10, async () => {
+      await sleep(150);
+      ended = true;
+    }, logger, 1000);
+    patient.start();
+    await patient.stop();
+    expect(ended).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { FailingRounds } from '../logging/failing-rounds';
 
-/** How long stop() waits for a run in progress. */
+/** How long stop() waits for a run in progress, unless the job says otherwise. */
 const SHUTDOWN_WAIT_MS = 5000;
 
 /**
@@ -21,6 +21,8 @@ export class PeriodicJob {
     private readonly intervalMs: number,
     private readonly work: (stopping: AbortSignal) => Promise<unknown>,
     logger: Logger,
+    /** A job whose steps cannot be cut short (a request already sent) waits for its longest step. */
+    private readonly shutdownWaitMs = SHUTDOWN_WAIT_MS,
   ) {
     this.rounds = new FailingRounds(logger, what);
   }
@@ -49,7 +51,7 @@ export class PeriodicJob {
     this.stopping.abort();
     clearTimeout(this.timer);
     let waited: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => (waited = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
+    const limit = new Promise<void>((resolve) => (waited = setTimeout(resolve, this.shutdownWaitMs)));
     await Promise.race([this.running, limit]);
     clearTimeout(waited);
   }

@@ -58,10 +58,10 @@ export class ArchiveReview implements OnApplicationBootstrap, BeforeApplicationS
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     this.waiting.length = 0;
-    await this.sweeps.stop();
     let waited: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => (waited = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
-    await Promise.race([Promise.allSettled(this.running), limit]);
+    // The sweep and the reviews in progress end meanwhile, within the one wait.
+    await Promise.all([this.sweeps.stop(), Promise.race([Promise.allSettled(this.running), limit])]);
     clearTimeout(waited);
   }
 

@@ -42,7 +42,9 @@ export function callbackSignature(secret: string, body: string): string {
 @Injectable()
 export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(CallbackDeliveryWorker.name);
-  private readonly rounds = new PeriodicJob('callback delivery round', POLL_INTERVAL_MS, (stopping) => this.deliverDue(stopping), this.logger);
+  // A shutdown waits for the attempts in flight to end (at most DELIVERY_TIMEOUT_MS) and be recorded: one cut short
+  // would be delivered again by the next process once its lease ran out.
+  private readonly rounds = new PeriodicJob('callback delivery round', POLL_INTERVAL_MS, (stopping) => this.deliverDue(stopping), this.logger, DELIVERY_TIMEOUT_MS + 2000);
 
   constructor(
     private readonly outbox: CallbackOutbox,
@@ -56,7 +58,7 @@ export class CallbackDeliveryWorker implements OnApplicationBootstrap, BeforeApp
     this.rounds.start();
   }
 
-  /** Attempts in flight may finish; none starts after this (a claimed delivery's lease lets the next process retry it). */
+  /** Attempts in flight finish and are recorded; none starts after this. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.rounds.stop();
   }
