@@ -17,6 +17,8 @@ export type OmitAbsent<T> = { [K in Exclude<keyof T, AbsentableKeys<T>>]: T[K] }
  * value fails to compile. Shallow: nested replies come from their own mappers.
  */
 export function omitAbsent<T extends object>(fields: T): OmitAbsent<T> {
+  // A plain loop: entries/filter/fromEntries allocated an array per field (4% of a catalog page's CPU, profiled
+  // when the catalog's mappers used this).
   const reply: Record<string, unknown> = {};
   for (const key of Object.keys(fields)) {
     const value = (fields as Record<string, unknown>)[key];

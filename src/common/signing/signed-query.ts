@@ -24,7 +24,7 @@ export class SignedQuery {
  * 403 for a missing, forged or expired signature (`what` names the URL in the
  * message). Returns the seconds it stays valid.
  */
-export async function verifySignedQuery(
+async function verifySignedQuery(
   what: string,
   { expires, signature }: SignedQuery,
   expected: (expires: string) => Promise<string>,
