@@ -40,20 +40,18 @@ describe('PeriodicJob', () => {
   });
 
   it('waits for a run in progress at most its shutdown wait', async () => {
-    let ended = false;
-    const job = new PeriodicJob('a job', 10, async () => {
-      await sleep(150);
-      ended = true;
-    }, logger, 50);
-    job.start();
-    await job.stop();
-    expect(ended).toBe(false);
-    const patient = new PeriodicJob('a job', 10, async () => {
-      await sleep(150);
-      ended = true;
-    }, logger, 1000);
-    patient.start();
-    await patient.stop();
-    expect(ended).toBe(true);
+    /** Whether a run of 150 ms had ended when stop() returned, with that shutdown wait. */
+    const endedBeforeStopReturned = async (shutdownWaitMs: number) => {
+      let ended = false;
+      const job = new PeriodicJob('a job', 10, async () => {
+        await sleep(150);
+        ended = true;
+      }, logger, shutdownWaitMs);
+      job.start();
+      await job.stop();
+      return ended;
+    };
+    expect(await endedBeforeStopReturned(50)).toBe(false);
+    expect(await endedBeforeStopReturned(1000)).toBe(true);
   });
 });
