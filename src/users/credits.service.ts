@@ -9,8 +9,9 @@ import { LedgerKind } from './entities/credit-ledger-entry.entity';
 import { OpenReservation, OpenReservations, UsersRepository } from './users.repository';
 
 /**
- * Credits taken by `reserve`; `id` is null when there was nothing to take (a
- * free request), `ledgerEntryId` when nothing was recorded (nothing taken).
+ * Credits taken by `reserve`: `id` is null when no reservation was opened
+ * (a free request without an Idempotency-Key); `ledgerEntryId` is null when
+ * no ledger entry was written (nothing was taken).
  */
 export interface Reservation {
   id: string | null;
