@@ -1,3 +1,4 @@
+import { AddressInfo, Server } from 'node:net';
 import pino from 'pino';
 import { createApp } from './app.factory';
 import { AppLogger } from './common/logging/app-logger';
@@ -7,7 +8,9 @@ async function bootstrap(): Promise<void> {
   const app = await createApp();
   const port = app.get<AppConfig>(appConfig.KEY).PORT;
   await app.listen(port);
-  app.get(AppLogger).log(`listening on http://localhost:${port} (Swagger UI at /docs)`, 'Bootstrap');
+  // The port bound, which PORT=0 leaves to the system.
+  const { port: bound } = (app.getHttpServer() as Server).address() as AddressInfo;
+  app.get(AppLogger).log(`listening on http://localhost:${bound} (Swagger UI at /docs)`, 'Bootstrap');
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,10 +1,12 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ServerProcess, waitFor } from './support/server-process';
 
 describe('The server process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'registry-process-'));
+  const aFile = join(dir, 'a-file');
+  writeFileSync(aFile, '');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('logs JSON lines with request id, method, path, client address, status and duration, never a token; stops cleanly on SIGTERM', async () => {
@@ -57,6 +59,8 @@ describe('The server process', () => {
     ['PORT', 'not-a-port'],
     // Read by its module as the application starts, not before it.
     ['CALLBACK_ALLOW_PRIVATE', 'maybe'],
+    // Checked by writing in it: a store that cannot be written would fail the first upload.
+    ['STORAGE_DIR', aFile],
   ])('refuses to start on a bad %s, naming it, in JSON lines as every log', async (variable, value) => {
     const server = ServerProcess.start({ [variable]: value, DATABASE_URL: `sqlite:${join(dir, 'bad.sqlite')}` });
     const [code] = await server.exited;
@@ -67,5 +71,17 @@ describe('The server process', () => {
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as { level: number; msg: string });
     expect(lines.find((line) => line.level === 60)?.msg).toContain(variable);
+  });
+
+  it('PORT=0 listens on a port the system picks, and logs that port', async () => {
+    const server = ServerProcess.start({ PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'any-port.sqlite')}`, LOG_LEVEL: 'info' });
+    try {
+      await server.ready();
+      const port = Number(/listening on http:\/\/localhost:(\d+)/.exec(server.output())?.[1]);
+      expect(port).toBeGreaterThan(0);
+      expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
   });
 });

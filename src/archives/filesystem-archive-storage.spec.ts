@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,8 +133,13 @@ describe('FilesystemArchiveStorage', () => {
     utimesSync(join(root, 'tmp', 'old.part'), twoHoursAgo, twoHoursAgo);
     await storage.onModuleInit();
     expect(filesUnder(root)).toEqual([join('tmp', 'new.part')]);
-    // A store that never saved anything has no temp directory yet.
-    await new FilesystemArchiveStorage(join(root, 'never-used')).onModuleInit();
+  });
+
+  it('at startup, makes a missing store, and refuses one it cannot write in, naming STORAGE_DIR', async () => {
+    await new FilesystemArchiveStorage(join(root, 'new', 'store')).onModuleInit();
+    expect(statSync(join(root, 'new', 'store', 'tmp')).isDirectory()).toBe(true);
+    writeFileSync(join(root, 'a-file'), '');
+    await expect(new FilesystemArchiveStorage(join(root, 'a-file')).onModuleInit()).rejects.toThrow(/^STORAGE_DIR: cannot write in .*a-file \(ENOTDIR\)$/);
   });
 
   it('keeps any bytes with OPAQUE_FILES (kept video results), within the limit, and deletes them', async () => {

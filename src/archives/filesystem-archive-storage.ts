@@ -1,7 +1,7 @@
 import { OnModuleInit } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { access, FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { ArchiveStorage, ArchiveTooLargeError, NotAZipError, SHA256_HEX, StoredArchive } from './archive-storage';
@@ -115,10 +115,19 @@ export class FilesystemArchiveStorage extends ArchiveStorage implements OnModule
     this.tempDir = join(this.root, 'tmp');
   }
 
-  /** Removes temp files a crashed process left behind. */
+  /**
+   * Stops the start-up when the store cannot be written (a first upload
+   * would fail otherwise), then removes temp files a crashed process left behind.
+   */
   async onModuleInit(): Promise<void> {
+    try {
+      await mkdir(this.tempDir, { recursive: true });
+      await access(this.tempDir, constants.W_OK);
+    } catch (error) {
+      throw new Error(`STORAGE_DIR: cannot write in ${this.root} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
     const staleBefore = Date.now() - STALE_TEMP_MS;
-    for (const name of (await unlessMissing(readdir(this.tempDir))) ?? []) {
+    for (const name of await readdir(this.tempDir)) {
       const path = join(this.tempDir, name);
       // Gone meanwhile: renamed into place, or removed by another instance starting too.
       const modified = (await unlessMissing(stat(path)))?.mtimeMs;
