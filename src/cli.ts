@@ -74,7 +74,7 @@ async function seedDemo(
   nodes: NodesService,
   publishing: NodePublishingService,
   review: ArchiveReview,
-  port: number,
+  base: string,
 ) {
   const email = 'demo@example.com';
   const userId = await users
@@ -88,7 +88,6 @@ async function seedDemo(
   const { token } = await users.createToken(userId, { name: 'demo' });
   await credits.grant(userId, 1000);
   await ignoreConflict(publishers.create(demo, DEMO_PUBLISHER));
-  const base = `http://localhost:${port}`;
   for (const pack of DEMO_PACKS) {
     await ignoreConflict(nodes.create(demo, DEMO_PUBLISHER.id, pack.node, base));
     for (const version of pack.versions) {
@@ -198,7 +197,9 @@ async function run(argv: string[]): Promise<object> {
         return await app.get(CreditsService).grant(required(values, 'user'), amount);
       }
       default: {
-        const port = app.get<AppConfig>(appConfig.KEY).PORT;
+        const { PORT, PUBLIC_BASE_URL } = app.get<AppConfig>(appConfig.KEY);
+        // The address the printed curls reach the service at.
+        const base = PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `http://localhost:${PORT}`;
         return await seedDemo(
           users,
           app.get(CreditsService),
@@ -206,7 +207,7 @@ async function run(argv: string[]): Promise<object> {
           app.get(NodesService),
           app.get(NodePublishingService),
           app.get(ArchiveReview),
-          port,
+          base,
         );
       }
     }

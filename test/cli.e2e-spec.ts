@@ -22,9 +22,14 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
 
   /** Runs src/cli.ts the way `npm run cli` runs the built file, against the test database. */
   async function cli(...args: string[]): Promise<CliResult> {
+    return cliWith({}, ...args);
+  }
+
+  /** cli with `env` over the test's environment. */
+  async function cliWith(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
     try {
       const { stdout, stderr } = await run(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, PORT: '3000' },
+        env: { ...process.env, DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, PORT: '3000', ...env },
       });
       return { code: 0, stdout, stderr };
     } catch (error) {
@@ -78,10 +83,11 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
     expect(demo.code).toBe(0);
     const seeded = JSON.parse(demo.stdout);
     expect(seeded).toMatchObject({ token: expect.stringMatching(/^nrt_/), publisher_id: 'demo-publisher', node_id: 'demo-upscaler' });
-    expect(seeded.examples.join('\n')).toContain('/publishers/demo-publisher/nodes/demo-upscaler');
-    // a second run reuses the demo data and issues a fresh token
-    const again = await cli('demo');
+    expect(seeded.examples[0]).toBe('curl http://localhost:3000/nodes/demo-upscaler');
+    // A second run reuses the demo data and issues a fresh token; its curls go to PUBLIC_BASE_URL when set.
+    const again = await cliWith({ PUBLIC_BASE_URL: 'https://registry.example.com/api/' }, 'demo');
     expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).examples[0]).toBe('curl https://registry.example.com/api/nodes/demo-upscaler');
 
     const t = await TestApp.start({ DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir });
     try {
