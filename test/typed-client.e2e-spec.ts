@@ -74,6 +74,8 @@ describe('A generated TypeScript client (openapi-typescript + openapi-fetch)', (
     expect(seen.review).toEqual({ status: 200, rating: 5 });
     expect(seen.task).toEqual({ status: 200, taskId: expect.any(String), credits: expect.any(Number) });
     expect(seen.missing).toEqual({ status: 404, message: expect.stringContaining('no-such-node') });
+    expect(seen.listed).toEqual({ status: 200, page: 1, limit: 10 });
+    expect(seen.token).toEqual({ status: 201, created: true });
 
     // What the client did is what the service stored and the upstream received.
     const version = await t.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ nodeId: f.nodeId, version: '1.0.0' });

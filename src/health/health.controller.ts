@@ -1,9 +1,9 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipRateLimit } from '../common/http/rate-limit.module';
 import { SharedRedis } from '../common/redis/shared-redis';
-import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ErrorResponseDto } from '../common/errors/error-response.dto';
 import { UpstreamTarget } from '../video-proxy/upstream/upstream-target';
 import { HealthDto } from './dto/health.dto';
 import { Public } from '../auth/authenticated.decorator';
@@ -12,7 +12,6 @@ import { Public } from '../auth/authenticated.decorator';
 const HEALTH_CHECK = { noCache: true, swaggerDocumentation: false };
 
 @ApiTags('health')
-@ApiErrors(503)
 @SkipRateLimit()
 // Probes for orchestrators and load balancers, which carry no token.
 @Public()
@@ -37,6 +36,7 @@ export class HealthController {
   @Get('ready')
   @HealthCheck(HEALTH_CHECK)
   @ApiOkResponse({ type: HealthDto, description: 'Every indicator is up' })
+  @ApiResponse({ status: 503, description: 'Not ready: the message names each check that failed (the database)', type: ErrorResponseDto })
   ready(): Promise<HealthCheckResult> {
     const database = () => this.database.pingCheck('database', { timeout: 2000 });
     // Without Redis the instance still serves correctly (rate limits fail open, auth reads the

@@ -94,7 +94,8 @@ export class PublisherNodesController {
       'application/zip, once, within an hour) to make it active and installable. In `node` and `node_version`, ' +
       '`supported_comfyui_version` and `supported_comfyui_frontend_version` are accepted as aliases of ' +
       '`supported_app_version` and `supported_app_frontend_version` (both given and different: 400); in the CLI form an ' +
-      'empty string or list in these and `supported_os`, `supported_accelerators`, `banner_url` means not given.',
+      'empty string or list in these and `supported_os`, `supported_accelerators`, `banner_url` means not given. ' +
+      'An unknown or revoked `personal_access_token` is 401, as a bearer token is.',
   })
   @ApiExtraModels(CreateNodeVersionDto, PublishNodeVersionDto, NodeVersionDto, PublishedNodeVersionDto)
   @ApiBody({
@@ -104,7 +105,8 @@ export class PublisherNodesController {
     description: 'The bearer form: the active version. The CLI form: the pending version and where to upload its archive.',
     schema: { oneOf: [{ $ref: getSchemaPath(NodeVersionDto) }, { $ref: getSchemaPath(PublishedNodeVersionDto) }] },
   })
-  @ApiErrors(400, 401, 403, 404, 409)
+  // Its 401 comes with @Authenticated; the description says what it means for the CLI form.
+  @ApiErrors(400, 403, 404, 409)
   createVersion(
     @CurrentUser() caller: Principal | undefined,
     @Param('publisherId') publisherId: string,

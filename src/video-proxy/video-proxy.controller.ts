@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
 import { JsonBody } from '../common/http/json-body-limits';
@@ -34,6 +34,11 @@ export class VideoProxyController {
     description:
       'Up to 255 visible ASCII characters. The same key and body within 24 h returns the first reply without a ' +
       'second task or charge; the same key with another body is 422; while the first request runs, 409.',
+  })
+  // Swagger UI's "Try it out" starts from this body, not from one made of every field's placeholder (invalid URLs).
+  @ApiBody({
+    type: CreateVideoTaskDto,
+    examples: { prompt: { summary: 'A prompt on a model', value: { model: 'videoq2-turbo', duration: 4, prompt: 'A lighthouse at dusk, waves rolling in' } } },
   })
   @ApiErrors(400, 402, 409, 413, 415, 422, 429, 502, 503, 504)
   create(

@@ -2,8 +2,8 @@
  * A real client of the published OpenAPI document: types generated from
  * /docs-json by openapi-typescript (into ./generated, by
  * test/typed-client.e2e-spec.ts), requests made with openapi-fetch, compiled
- * with `tsc --strict`. It drives the four operations of the interface and
- * prints what it saw as one JSON line. It also checks, at compile time, that
+ * with `tsc --strict`. It drives the four operations of the interface (and
+ * two calls that leave out what has a default) and prints what it saw as one JSON line. It also checks, at compile time, that
  * the replies fit the frontend's types of the public registry
  * (./public-registry-types.ts).
  *
@@ -64,6 +64,10 @@ async function main(): Promise<void> {
     body: { model: 'videoq2-turbo', duration: 2, prompt: 'a typed lighthouse' },
   });
 
+  // What has a default may be left out: paging parameters, a body of optional fields.
+  const listed = await client.GET('/nodes');
+  const created = await client.POST('/users/me/tokens');
+
   // Errors are typed too: the contract's error body.
   const missing = await client.PUT('/publishers/{publisherId}/nodes/{nodeId}', {
     params: { path: { publisherId, nodeId: 'no-such-node' } },
@@ -87,6 +91,8 @@ async function main(): Promise<void> {
       review: { status: reviewed.response.status, rating: reviewed.data?.rating },
       task: { status: task.response.status, taskId: task.data?.task_id, credits: task.data?.credits },
       missing: { status: missing.response.status, message: missing.error?.message },
+      listed: { status: listed.response.status, page: listed.data?.page, limit: listed.data?.limit },
+      token: { status: created.response.status, created: typeof created.data?.token === 'string' },
     }),
   );
 }

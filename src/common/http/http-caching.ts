@@ -11,7 +11,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { ApiExtension, ApiHeader, ApiResponse } from '@nestjs/swagger';
 import compression from 'compression';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { concatMap, map, Observable, of, tap } from 'rxjs';
@@ -143,6 +143,11 @@ export interface CacheableReadOptions {
   latestParam?: boolean;
 }
 
+export const NOT_MODIFIED_DESCRIPTION = 'Not modified: the ETag in If-None-Match still matches.';
+
+/** Marks, in the OpenAPI document as it is built, the operations that never answer 304 (see common/openapi/swagger.ts). */
+export const NEVER_CACHED_OPERATION = 'x-never-cached-operation';
+
 /** A public read: cacheable as above, with ETag and 304, and documented so. */
 export function CacheableRead(options: CacheableReadOptions = {}): MethodDecorator & ClassDecorator {
   return applyDecorators(
@@ -150,7 +155,7 @@ export function CacheableRead(options: CacheableReadOptions = {}): MethodDecorat
     ...(options.latestParam ? [SetMetadata(LATEST_PARAM, true)] : []),
     UseInterceptors(PublicReadCacheInterceptor),
     ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag of an earlier reply: 304 without a body when the reply would be the same.' }),
-    ApiResponse({ status: 304, description: 'Not modified: the ETag in If-None-Match still matches.' }),
+    ApiResponse({ status: 304, description: NOT_MODIFIED_DESCRIPTION }),
   );
 }
 
@@ -172,7 +177,7 @@ export class UnconditionalInterceptor implements NestInterceptor {
 
 /** A reply no cache may keep (Cache-Control: no-store), never a 304: for replies whose GET has an effect or must be current. */
 export function NeverCached(): MethodDecorator {
-  return applyDecorators(Header('Cache-Control', 'no-store'), UseInterceptors(UnconditionalInterceptor));
+  return applyDecorators(Header('Cache-Control', 'no-store'), UseInterceptors(UnconditionalInterceptor), ApiExtension(NEVER_CACHED_OPERATION, true));
 }
 
 /** After each successful write (any method but GET and HEAD) of the route: public content changed (see PublicReadCache). */

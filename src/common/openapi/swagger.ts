@@ -1,49 +1,87 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { OperationObject, PathItemObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { OperationObject, PathItemObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { STATUS_CODES } from 'node:http';
 import { BEARER_SCHEME, PUBLIC_OPERATION } from '../../auth/authenticated.decorator';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { METRICS_SCHEME } from '../../metrics/metrics.controller';
 import { ErrorResponseDto } from '../errors/error-response.dto';
+import { NEVER_CACHED_OPERATION, NOT_MODIFIED_DESCRIPTION } from '../http/http-caching';
 import { UNLIMITED_OPERATION } from '../http/rate-limit.module';
 import { errorResponseObject } from './api-errors.decorator';
 
 const OPERATION_KEYS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-type MarkedOperation = OperationObject & { [PUBLIC_OPERATION]?: boolean; [UNLIMITED_OPERATION]?: boolean };
+type MarkedOperation = OperationObject & { [PUBLIC_OPERATION]?: boolean; [UNLIMITED_OPERATION]?: boolean; [NEVER_CACHED_OPERATION]?: boolean };
 
 /**
  * Documents what global enhancers do to every route, so the document cannot
- * forget one: the AccessGuard's default (an operation that declares no
- * security and is not marked @Public() needs the bearer token: the bearer
- * requirement and 401), the rate limit's 429 (but where @SkipRateLimit()),
- * the 400 any route gives what it cannot take, and the JSON body reader's
- * 413 and 415 on an operation that takes a JSON body. The marks are removed, since they are only notes from the
- * decorators to this step.
+ * forget one:
+ * - the AccessGuard's default: an operation that declares no security and is
+ *   not marked @Public() needs the bearer token (the requirement and 401),
+ *   and a @Public() one needs none, whatever its controller says;
+ * - the rate limit's 429, but where @SkipRateLimit();
+ * - what any route refuses: a request not received within
+ *   REQUEST_TIMEOUT_MS (408), what it cannot take (400; a body on a route
+ *   that takes none, a malformed header), a body too large or not JSON
+ *   (413, 415: the JSON body reader reads the body of any route but those
+ *   taking an archive);
+ * - Express's ETag: a GET answers a matching If-None-Match with 304, but
+ *   where @NeverCached();
+ * - the validation pipe's defaults: a query parameter with a default, and a
+ *   JSON body of fields none of which is required (an empty body counts as
+ *   `{}`), may be left out.
+ * Success replies without a description get the status's reason phrase.
+ * The marks are removed, since they are only notes from the decorators to
+ * this step.
  */
+const BEARER_401 = errorResponseObject(401);
+
 function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
   for (const path of Object.values<PathItemObject>(document.paths)) {
     for (const key of OPERATION_KEYS) {
       const operation: MarkedOperation | undefined = path[key];
       if (!operation) continue;
+      const { responses } = operation;
       if (operation[PUBLIC_OPERATION]) {
         delete operation[PUBLIC_OPERATION];
+        // What a controller's @Authenticated() documents does not apply to its @Public() routes (the route's rule
+        // wins); a credential of their own (GET /metrics') stays.
+        const ownSecurity = operation.security?.filter((requirement) => !(BEARER_SCHEME in requirement));
+        if (ownSecurity?.length) operation.security = ownSecurity;
+        else delete operation.security;
+        if (responses['401'] && 'description' in responses['401'] && responses['401'].description === BEARER_401.description) delete responses['401'];
       } else if (!operation.security) {
         operation.security = [{ [BEARER_SCHEME]: [] }];
-        operation.responses['401'] ??= errorResponseObject(401);
+        responses['401'] ??= errorResponseObject(401);
       }
       if (operation[UNLIMITED_OPERATION]) delete operation[UNLIMITED_OPERATION];
-      else operation.responses['429'] ??= errorResponseObject(429);
-      // Any route refuses what it cannot take (a body on one that takes none, a malformed header).
-      operation.responses['400'] ??= errorResponseObject(400);
-      const body = operation.requestBody;
-      if (body && 'content' in body && 'application/json' in body.content) {
-        operation.responses['413'] ??= errorResponseObject(413);
-        operation.responses['415'] ??= errorResponseObject(415);
+      else responses['429'] ??= errorResponseObject(429);
+      const body = operation.requestBody && 'content' in operation.requestBody ? operation.requestBody : undefined;
+      const jsonBody = body && jsonSchemaOf(document, body);
+      for (const status of [400, 408]) responses[status] ??= errorResponseObject(status);
+      // A route that takes another kind of body (an archive) documents its own refusals.
+      if (!body || jsonBody) for (const status of [413, 415]) responses[status] ??= errorResponseObject(status);
+      if (operation[NEVER_CACHED_OPERATION]) delete operation[NEVER_CACHED_OPERATION];
+      else if (key === 'get') responses['304'] ??= { description: NOT_MODIFIED_DESCRIPTION };
+      for (const [status, response] of Object.entries(responses)) {
+        if (response && 'description' in response && response.description === '') response.description = STATUS_CODES[status] ?? '';
       }
+      for (const parameter of operation.parameters ?? []) {
+        if ('in' in parameter && parameter.in === 'query' && parameter.schema && 'default' in parameter.schema) parameter.required = false;
+      }
+      if (body && jsonBody?.properties && !jsonBody.required?.length) body.required = false;
     }
   }
   return document;
+}
+
+/** The JSON schema of a request body, its reference resolved; undefined for a body that is not JSON. */
+function jsonSchemaOf(document: OpenAPIObject, body: RequestBodyObject): SchemaObject | undefined {
+  const schema = body.content['application/json']?.schema;
+  if (!schema || !('$ref' in schema)) return schema;
+  const found = document.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')];
+  return found && !('$ref' in found) ? found : undefined;
 }
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -322,11 +322,11 @@ export class CatalogQueryDto extends PageNumberQueryDto {
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   search?: string;
 
-  /** Only nodes whose latest version (else the node) supports this OS family: `windows`, `macos`, `linux`, or a spelling of one (`Microsoft :: Windows`, `darwin`). An empty list or `OS Independent` supports every OS. @example windows */
+  /** Only nodes whose latest version (else the node) supports this OS family: `windows`, `macos`, `linux`, or a spelling of one (`Microsoft :: Windows`, `darwin`). An empty list or `OS Independent` supports every OS. For example `windows`. */
   @PlatformValue()
   supported_os?: string;
 
-  /** The same for accelerators: `cuda`, `rocm`, `metal`, `directml`, `xpu`, `cpu`, or a spelling of one (`GPU :: NVIDIA CUDA`). @example cuda */
+  /** The same for accelerators: `cuda`, `rocm`, `metal`, `directml`, `xpu`, `cpu`, or a spelling of one (`GPU :: NVIDIA CUDA`). For example `cuda`. */
   @PlatformValue()
   supported_accelerator?: string;
 
@@ -340,7 +340,7 @@ export class CompatibilityQueryDto {
   /**
    * The host application's version, as its package manager sends it, read leniently (`v0.3.60-3-gabc123` is
    * 0.3.60). With it, each node's `latest_version` (and what `/install` gives without `version`) is the highest
-   * installable version whose `supported_app_version` range it satisfies (the usual one when none does). @example v0.3.60
+   * installable version whose `supported_app_version` range it satisfies (the usual one when none does). For example `v0.3.60`.
    */
   @ClientHint()
   comfyui_version?: string;
@@ -351,14 +351,14 @@ export class CompatibilityQueryDto {
 
   /**
    * How the host application is installed: `desktop-win`, `git-windows`, `desktop-mac`, `git-mac`, `git-linux`,
-   * `other`. With it, the version is chosen among those that support its OS. @example git-linux
+   * `other`. With it, the version is chosen among those that support its OS. For example `git-linux`.
    */
   @ClientHint()
   form_factor?: string;
 }
 
 export class NodeListQueryDto extends IntersectionType(CatalogQueryDto, CompatibilityQueryDto) {
-  /** Only nodes whose own row or any of whose versions changed after this instant (ISO 8601 date-time). @example 2026-01-01T00:00:00Z */
+  /** Only nodes whose own row or any of whose versions changed after this instant (ISO 8601 date-time), for example `2026-01-01T00:00:00Z`. */
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true })
   timestamp?: string;
@@ -376,7 +376,7 @@ export class NodeListQueryDto extends IntersectionType(CatalogQueryDto, Compatib
    * Sort order (repeat for more keys, at most 10, applied in order): `field` (ascending) or `field;desc`. Fields: `downloads`
    * (alias `total_install`), `name`, `created_at`, `last_updated`, `rating`, `github_stars`, `search_ranking`,
    * `publisher_name` (alias `publisher_id`). Ties are broken by id. Without it: search_ranking, downloads (highest
-   * first), then id. @example downloads;desc
+   * first), then id. For example `downloads;desc`.
    */
   @QueryList(10, 64)
   sort?: string[];
@@ -386,15 +386,18 @@ export class NodeListQueryDto extends IntersectionType(CatalogQueryDto, Compatib
   latest?: boolean;
 }
 
+// Query parameters carry their examples in their descriptions: Swagger UI's "Try it out" would send an `example`
+// as the parameter's value, filtering the first try down to nothing.
+
 /** Query of GET /nodes/search: `search` ranks by relevance, and finds close ids and names when nothing matches. */
 export class NodeSearchQueryDto extends CatalogQueryDto {
-  /** Substring of the node's repository URL, ignoring case. @example github.com/acme */
+  /** Substring of the node's repository URL, ignoring case, for example `github.com/acme`. */
   @IsOptional()
   @IsString()
   @MaxLength(200)
   repository_url_search?: string;
 
-  /** Nodes whose latest version provides a node class whose name contains this, ignoring case. @example Upscale */
+  /** Nodes whose latest version provides a node class whose name contains this, ignoring case, for example `Upscale`. */
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -429,7 +432,7 @@ export class NodeVersionListQueryDto {
 
 /** Query of GET /nodes/{nodeId}/install. */
 export class InstallQueryDto extends CompatibilityQueryDto {
-  /** The semantic version to install; without it, the node's latest_version (chosen for the app version and form factor when given). @example 1.0.0 */
+  /** The semantic version to install; without it, the node's latest_version (chosen for the app version and form factor when given), for example `1.0.0`. */
   @IsOptional()
   @IsString()
   @MaxLength(256)

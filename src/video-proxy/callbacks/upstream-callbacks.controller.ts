@@ -1,11 +1,15 @@
-import { Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { applyDecorators, Controller, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { IncomingMessage } from 'node:http';
-import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../../common/errors/error-response.dto';
 import { HttpRequest } from '../../common/http/http-request';
 import { RawBody } from '../../common/http/json-body-limits';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
 import { UpstreamCallbacksService } from './upstream-callbacks.service';
 import { Public } from '../../auth/authenticated.decorator';
+
+/** The headers of the upstream's signature (upstream-signature.ts), each needed. */
+const SIGNATURE_HEADERS = ['Date', 'x-request-nonce', 'X-HMAC-ALGORITHM', 'X-HMAC-ACCESS-KEY', 'X-HMAC-SIGNED-HEADERS', 'X-HMAC-SIGNATURE'];
 
 @ApiTags('video')
 // The upstream's signature is the credential (checked by the service before the body is read).
@@ -27,9 +31,10 @@ export class UpstreamCallbacksController {
       'mis-signed, stale (Date more than 5 minutes off) or replayed callbacks are 401, answered before the body is ' +
       'read. The body is the upstream’s task query reply `{id, state, err_code, credits, creations, ...}`.',
   })
-  @ApiHeader({ name: 'X-HMAC-SIGNATURE', required: true })
+  @applyDecorators(...SIGNATURE_HEADERS.map((name) => ApiHeader({ name, required: true })))
   @ApiBody({ schema: { type: 'object' } })
-  @ApiErrors(400, 401, 413, 415, 429)
+  @ApiErrors(400, 413, 415, 429)
+  @ApiResponse({ status: 401, description: 'Unsigned, mis-signed, stale or replayed (a signature header missing included)', type: ErrorResponseDto })
   // Any query: it is part of what the upstream signs.
   receive(@Req() req: HttpRequest & IncomingMessage, @Query() query: Record<string, unknown>): Promise<void> {
     return this.callbacks.receive({

@@ -77,7 +77,8 @@ export class CreateVideoTaskDto {
   @IsBoolean()
   is_rec?: boolean;
 
-  /** A string holding JSON: custom metadata. @example {"order":"A-17"} */
+  /** A string holding JSON: custom metadata. */
+  @ApiProperty({ required: false, example: '{"order":"A-17"}' })
   @NotNullable()
   @IsString()
   @IsJsonString()
