@@ -1,11 +1,13 @@
 import { OpenAPIObject } from '@nestjs/swagger';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Server } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
-import { waitFor } from './support/server-process';
+import { createPublisherWithNode } from './support/registry-fixtures';
+import { TestDatabase, waitFor } from './support/server-process';
 import { TcpRelay } from './support/tcp-relay';
 import { TestApp, TestUser } from './support/test-app';
 
@@ -338,6 +340,27 @@ describe('HTTP pipeline when something breaks', () => {
     } finally {
       await relay.down();
       await t.close();
+    }
+  });
+
+  // A SQLite file another process keeps locked (the CLI, a backup): PostgreSQL has no such lock.
+  const onSqlite = process.env.TEST_DATABASE_URL ? it.skip : it;
+  onSqlite('a SQLite file locked by another process past the busy timeout is 503 with Retry-After, and nothing is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locked-sqlite-'));
+    const t = await TestApp.start({ DATABASE_URL: `sqlite:${join(dir, 'registry.db')}` });
+    const other = (await TestDatabase.open(`sqlite:${join(dir, 'registry.db')}`)).dataSource;
+    try {
+      const f = await createPublisherWithNode(t, { description: 'before' });
+      await other.query('BEGIN EXCLUSIVE');
+      const res = await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(f.owner.auth).send({ description: 'during' }).expect(503);
+      expect(res.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: 'the database is unavailable; retry shortly', requestId: res.headers['x-request-id'] });
+      expect(res.headers['retry-after']).toBe('1');
+      await other.query('COMMIT');
+      expect(await other.query('SELECT description FROM nodes WHERE id = ?', [f.nodeId])).toEqual([{ description: 'before' }]);
+    } finally {
+      await other.destroy();
+      await t.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -12,6 +12,13 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(new QueryFailedError('SELECT 1', [], withCode('57P03')))).toBe(true);
   });
 
+  it('knows a SQLite file another process kept locked past the busy timeout', () => {
+    expect(isDatabaseUnavailable(new QueryFailedError('BEGIN IMMEDIATE TRANSACTION', [], withCode('SQLITE_BUSY')))).toBe(true);
+    expect(isDatabaseUnavailable(withCode('SQLITE_BUSY_SNAPSHOT'))).toBe(true);
+    expect(isDatabaseUnavailable(withCode('SQLITE_LOCKED'))).toBe(true);
+    expect(isDatabaseUnavailable(withCode('SQLITE_CONSTRAINT_UNIQUE'))).toBe(false);
+  });
+
   it('leaves every other failure a 500: a wrong statement, a broken rule, anything thrown', () => {
     expect(isDatabaseUnavailable(withCode('23505'))).toBe(false);
     expect(isDatabaseUnavailable(new QueryFailedError('SELECT nope', [], withCode('42P01')))).toBe(false);
