@@ -12,15 +12,7 @@ import { ACCELERATOR_FAMILIES, OS_FAMILIES, spellingsOfFamily } from './compatib
 import { CLOSE_MATCH_MIN_LENGTH, CLOSE_MATCH_THRESHOLD, closerFirst, closeness } from './search/fuzzy-match';
 import { NodeListFilter, NodeListOrder, NodePage, NodesRepository } from './nodes.repository';
 import { NodesService } from './nodes.service';
-
-/** An ISO 8601 text as an instant; 400 for forms that name no instant (week dates such as 2024-W01-1). */
-function instantOf(text: string): Date {
-  const instant = new Date(text);
-  if (Number.isNaN(instant.getTime())) {
-    throw new BadRequestException(`timestamp '${text}' is not an ISO 8601 date-time (e.g. 2026-01-01T00:00:00Z)`);
-  }
-  return instant;
-}
+import { instantOf } from './sync-timestamp';
 
 /** How many nodes close to a search term are scored (CatalogSearch.closeTo): those sharing most trigrams with it. */
 const CLOSE_MATCH_CANDIDATES = 200;

@@ -358,7 +358,7 @@ export class CompatibilityQueryDto {
 }
 
 export class NodeListQueryDto extends IntersectionType(CatalogQueryDto, CompatibilityQueryDto) {
-  /** Only nodes whose own row or any of whose versions changed after this instant (ISO 8601 date-time), for example `2026-01-01T00:00:00Z`. */
+  /** Only nodes whose own row or any of whose versions changed after this instant (ISO 8601 date-time; without a zone, UTC), for example `2026-01-01T00:00:00Z`. */
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true })
   timestamp?: string;
