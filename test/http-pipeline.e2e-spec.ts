@@ -272,6 +272,18 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
       expect(Object.keys(schemas.ErrorResponseDto.properties)).toEqual(['statusCode', 'error', 'message', 'requestId']);
     });
 
+    it('states the limits the server enforces, and types times as date-time', () => {
+      const schemas = doc.components?.schemas as Record<string, { properties: Record<string, Record<string, unknown>> }>;
+      expect(schemas.UpdateNodeDto.properties.author).toMatchObject({ maxLength: 256 });
+      expect(schemas.UpdateNodeDto.properties.description).toMatchObject({ maxLength: 5000 });
+      expect(schemas.UpdateNodeDto.properties.icon).toMatchObject({ format: 'uri', maxLength: 2048 });
+      expect(schemas.UpdateNodeDto.properties.tags).toMatchObject({ maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 256 } });
+      expect(schemas.CreateNodeVersionDto.properties.changelog).toMatchObject({ maxLength: 20000 });
+      for (const [schema, property] of [['NodeDto', 'created_at'], ['NodeVersionDto', 'createdAt'], ['PublisherDto', 'createdAt'], ['VideoTaskDto', 'updated_at']]) {
+        expect([schema, schemas[schema].properties[property]]).toEqual([schema, expect.objectContaining({ type: 'string', format: 'date-time' })]);
+      }
+    });
+
     it('documents the star query parameter of reviews with its range', () => {
       const star = doc.paths['/nodes/{nodeId}/reviews'].post?.parameters?.find(
         (p) => 'name' in p && p.name === 'star',

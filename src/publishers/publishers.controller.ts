@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
+import { Authenticated, CurrentUser, PublicRead } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
 import { CacheableRead, WritesPublicContent } from '../common/http/http-caching';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
@@ -25,7 +25,7 @@ export class PublishersController {
 
   /** A publisher and its members. Member e-mails are shown only to its members and to admins. */
   @Get(':publisherId')
-  @Authenticated({ optional: true })
+  @PublicRead()
   @CacheableRead()
   @ApiErrors(400, 403, 404)
   get(@Param('publisherId') publisherId: string, @Query(NoQuery) _query: Record<string, never>, @CurrentUser() viewer?: Principal): Promise<PublisherDto> {

@@ -5,9 +5,11 @@ import { AdminOnly } from '../../common/validation/admin-only';
 import { IsHttpUrl, NotNullable, Nullable } from '../../common/validation/validators';
 import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
 import { StringList } from './node.dto';
+import { ApiDateTime } from '../../common/openapi/api-date-time.decorator';
 
+/** A text that may be left out, its limit stated in the document too (see StringList). */
 function OptionalText(maxLength: number): PropertyDecorator {
-  return applyDecorators(IsOptional(), IsString(), MaxLength(maxLength));
+  return applyDecorators(ApiProperty({ required: false, maxLength }), IsOptional(), IsString(), MaxLength(maxLength));
 }
 
 export class CreateNodeVersionDto {
@@ -43,7 +45,7 @@ export class CreateNodeVersionDto {
   @StringList()
   tags?: string[];
 
-  /** Where the version's archive can be downloaded (absolute http(s) URL). */
+  /** Admin only: where the version's archive can be downloaded (absolute http(s) URL). Publishers upload the archive instead (PUT …/versions/{versionId}/archive). */
   @IsOptional()
   @IsHttpUrl()
   @MaxLength(2048)
@@ -105,5 +107,6 @@ export class NodeVersionDto {
   /** Admin-only tags. */
   tags_admin!: string[];
   /** Creation time of the version. */
+  @ApiDateTime()
   createdAt!: string;
 }

@@ -27,6 +27,7 @@ import { PublisherDto } from '../../publishers/dto/publisher.dto';
 import { NODE_VERSION_STATUSES, NodeVersionStatus } from '../entities/node-version.entity';
 import { NODE_STATUSES, NodeStatus } from '../entities/node.entity';
 import { NodeVersionDto } from './node-version.dto';
+import { ApiDateTime } from '../../common/openapi/api-date-time.decorator';
 
 export const MAX_CATALOG_PAGE_SIZE = 1000;
 
@@ -37,9 +38,14 @@ const MAX_SEARCH_RANKING = 1_000_000_000;
 
 export const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/;
 
-/** A list of non-empty strings; null clears it (merge-patch). */
+/**
+ * A list of non-empty strings; null clears it (merge-patch). These helpers
+ * state their limits in the document too: the Swagger plugin reads only the
+ * decorators written on a property.
+ */
 export function StringList(): PropertyDecorator {
   return applyDecorators(
+    ApiProperty({ required: false, type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 256 } }),
     Nullable(),
     IsArray(),
     ArrayMaxSize(100),
@@ -51,11 +57,11 @@ export function StringList(): PropertyDecorator {
 
 /** A text field that null clears (merge-patch). */
 function OptionalText(maxLength: number): PropertyDecorator {
-  return applyDecorators(Nullable(), IsString(), MaxLength(maxLength));
+  return applyDecorators(ApiProperty({ required: false, maxLength }), Nullable(), IsString(), MaxLength(maxLength));
 }
 
 function OptionalUrl(): PropertyDecorator {
-  return applyDecorators(Nullable(), IsHttpUrl(), MaxLength(2048));
+  return applyDecorators(ApiProperty({ required: false, format: 'uri', maxLength: 2048 }), Nullable(), IsHttpUrl(), MaxLength(2048));
 }
 
 /**
@@ -186,6 +192,7 @@ export class UpdateNodeDto extends NodeFieldsDto {
   /** Server-managed: accepted and ignored. */
   @IsOptional()
   @IsISO8601()
+  @ApiDateTime()
   created_at?: string;
 
   /** Server-managed: accepted and ignored. */
@@ -265,6 +272,7 @@ export class NodeDto {
   /** Mean of the node's star reviews (0 with none). */
   rating!: number;
   /** Creation time of the node. */
+  @ApiDateTime()
   created_at!: string;
   publisher!: PublisherDto;
   /** The highest active, non-deprecated semantic version; absent when there is none. */

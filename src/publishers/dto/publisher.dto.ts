@@ -3,6 +3,7 @@ import { IsArray, IsIn, IsISO8601, IsOptional, IsString, Length, Matches, MaxLen
 import { IsHttpUrl, NotNullable, Nullable } from '../../common/validation/validators';
 import { PUBLISHER_ROLES, PublisherRole } from '../entities/publisher-member.entity';
 import { PUBLISHER_STATUSES, PublisherStatus } from '../entities/publisher.entity';
+import { ApiDateTime } from '../../common/openapi/api-date-time.decorator';
 
 export const PUBLISHER_ID_PATTERN = /^[a-z][a-z0-9-]{0,63}$/;
 
@@ -67,6 +68,7 @@ export class UpdatePublisherDto extends PublisherFieldsDto {
   /** Server-managed: accepted and ignored. */
   @IsOptional()
   @IsISO8601()
+  @ApiDateTime()
   createdAt?: string;
 
   /** Server-managed: accepted and ignored (members are added with POST /publishers/{publisherId}/members). */
@@ -118,6 +120,7 @@ export class PublisherDto {
   /** @example PublisherStatusActive */
   @ApiProperty({ enum: PUBLISHER_STATUSES })
   status!: PublisherStatus;
+  @ApiDateTime()
   createdAt!: string;
   /** Present on GET /publishers/{publisherId}; omitted where a publisher is embedded in a node. */
   members?: PublisherMemberDto[];

@@ -4,6 +4,7 @@ import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Length, Max, Min, NotE
 import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { PageDto } from '../../common/pagination/page-query.dto';
 import { LEDGER_KINDS, LedgerKind } from '../entities/credit-ledger-entry.entity';
+import { ApiDateTime } from '../../common/openapi/api-date-time.decorator';
 
 // A named constant, not a negative literal: the Swagger CLI plugin cannot copy `-1_000_000_000`
 // from @Min into the schema and then leaves the whole property out of the document.
@@ -65,6 +66,7 @@ export class CreatedTokenDto {
   token!: string;
   /** The token's label; absent when it has none. */
   name?: string;
+  @ApiDateTime()
   created_at!: string;
 }
 
@@ -92,6 +94,7 @@ export class LedgerEntryDto {
   @ApiInteger()
   balance_after!: number;
   task_id?: string;
+  @ApiDateTime()
   created_at!: string;
 }
 

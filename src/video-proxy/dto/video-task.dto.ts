@@ -3,6 +3,7 @@ import { ApiInteger } from '../../common/openapi/api-integer.decorator';
 import { PageDto, PageQueryDto } from '../../common/pagination/page-query.dto';
 import { MOVEMENT_AMPLITUDES, VIDEO_STYLES } from './create-video-task.dto';
 import { VIDEO_TASK_STATES, VideoTaskState } from '../entities/video-task.entity';
+import { ApiDateTime } from '../../common/openapi/api-date-time.decorator';
 
 /** A task as created: its id, state and cost, and the upstream's echo of the request. */
 export class VideoTaskReplyDto {
@@ -21,6 +22,7 @@ export class VideoTaskReplyDto {
   aspect_ratio?: string;
   /** Whether background music was added. */
   bgm?: boolean;
+  @ApiDateTime()
   created_at?: string;
   @ApiInteger({ format: 'int32' })
   duration?: number;
@@ -67,6 +69,7 @@ export class VideoTaskDto extends VideoTaskReplyDto {
   /** The generated videos, once the task succeeded. */
   creations?: VideoCreationDto[];
   /** When the task last changed. */
+  @ApiDateTime()
   updated_at!: string;
 }
 
