@@ -443,6 +443,13 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       // A reason sent with the status is kept.
       const flagged = await t.http.put(versionPath).set(admin.auth).send({ status: 'NodeVersionStatusFlagged', status_reason: 'looking again' }).expect(200);
       expect(flagged.body.status_reason).toBe('looking again');
+      // A decided status keeps a reason: changed alone, it may be reworded, not removed; an active version's may.
+      for (const cleared of [null, '']) {
+        const refused = await t.http.put(versionPath).set(admin.auth).send({ status_reason: cleared }).expect(400);
+        expect(refused.body.message).toBe('status_reason is required with status NodeVersionStatusFlagged: it tells the publisher why');
+      }
+      expect((await t.http.get(versionPath.replace(`/publishers/${f.publisherId}`, '')).set(admin.auth).expect(200)).body.status_reason).toBe('looking again');
+      expect((await t.http.put(versionPath).set(admin.auth).send({ status_reason: 'still looking' }).expect(200)).body.status_reason).toBe('still looking');
 
       await t.http.post(`/publishers/${f.publisherId}/nodes/${f.nodeId}/ban`).set(admin.auth).expect(204);
       const node = await t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}`).set(admin.auth).send({ status: 'NodeStatusActive' }).expect(200);

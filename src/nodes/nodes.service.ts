@@ -30,7 +30,7 @@ import { isPlainObject } from '../common/validation/plain-object';
 import { MERGED_FIELDS, NodeField, NODE_FIELD_PROPERTIES, patchValue, toNodeDto, toNodeVersionDto } from './dto/node.mapper';
 import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity, NodeStatus, PUBLISHER_BANNED_DETAIL } from './entities/node.entity';
-import { assertDecisionAllowed } from './review/review-decision';
+import { assertDecisionAllowed, assertReasonKept } from './review/review-decision';
 import { StatusChange, VersionReviewsRepository } from './review/version-reviews.repository';
 import { CompatibilityTarget, compatibilityTargetOf, pickCompatibleVersion } from './compatibility/compatible-version';
 import { bySemverDescending, pickLatestVersion } from './latest-version';
@@ -455,6 +455,8 @@ export class NodesService implements OnModuleInit {
         // A reason explains the status it came with: a new status without one clears the old (a lifted ban's, say).
         if (input.status_reason === undefined) changes.statusReason = null;
         assertDecisionAllowed(read, changes.status, changes.statusReason ?? null, await this.history.findReview(read.id));
+      } else if (changes.statusReason !== undefined) {
+        assertReasonKept(read.status, changes.statusReason);
       }
       // A PUT that sets nothing changes nothing, not even the version's change time.
       if (Object.keys(changes).length === 0) return read;

@@ -53,11 +53,22 @@ export function assertDecisionAllowed(
   if (version.status === 'NodeVersionStatusPending' && version.archiveSha256 !== null) {
     throw new ConflictException(`version '${version.version}' is being checked; decide once its checks are done`);
   }
-  if (status !== 'NodeVersionStatusActive' && !reason) {
-    throw new BadRequestException(`status_reason is required with status ${status}: it tells the publisher why`);
-  }
+  if (status !== 'NodeVersionStatusActive' && !reason) throw reasonRequired(status);
   const block = checksBlock(version, review);
   if (status === 'NodeVersionStatusActive' && block !== undefined) {
     throw new ConflictException(`version '${version.version}' was blocked by its checks (${block}); publish a new version instead`);
   }
+}
+
+/**
+ * An admin's change of the reason alone: a version whose status an admin
+ * decides keeps one, as the decision needed one (pending and active
+ * versions need none).
+ */
+export function assertReasonKept(status: NodeVersionStatus, reason: string | null): void {
+  if (status !== 'NodeVersionStatusActive' && status !== 'NodeVersionStatusPending' && !reason) throw reasonRequired(status);
+}
+
+function reasonRequired(status: NodeVersionStatus): BadRequestException {
+  return new BadRequestException(`status_reason is required with status ${status}: it tells the publisher why`);
 }
