@@ -23,10 +23,14 @@ export function customRule(
   };
 }
 
-/** An absolute http(s) URL (hosts without a TLD, like localhost, are fine). */
+/**
+ * An absolute http(s) URL (hosts without a TLD, like localhost, are fine),
+ * of any length: each field bounds its own with MaxLength, so a long URL
+ * gets one message, about its length.
+ */
 export function IsHttpUrl(options: ValidationOptions = {}): PropertyDecorator {
   return IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true, disallow_auth: true },
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true, disallow_auth: true, validate_length: false },
     { message: ({ property }) => `${property} must be an absolute http(s) URL`, ...options },
   );
 }
