@@ -24,7 +24,10 @@ const inputs = ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.bui
   .filter(existsSync);
 const stale = !existsSync(stamp) || inputs.some((input) => newestMtime(input) > statSync(stamp).mtimeMs);
 
-if (stale) {
+// `--stamp`: after `npm run build` (postbuild), so that a check right after it does not build again.
+if (process.argv.includes('--stamp')) {
+  writeFileSync(stamp, new Date().toISOString());
+} else if (stale) {
   process.stderr.write('Building (dist/ is missing or out of date)...\n');
   execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build'], {
     cwd: root,
