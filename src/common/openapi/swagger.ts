@@ -14,66 +14,82 @@ const OPERATION_KEYS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patc
 
 type MarkedOperation = OperationObject & { [PUBLIC_OPERATION]?: boolean; [UNLIMITED_OPERATION]?: boolean; [NEVER_CACHED_OPERATION]?: boolean };
 
-/**
- * Documents what global enhancers do to every route, so the document cannot
- * forget one:
- * - the AccessGuard's default: an operation that declares no security and is
- *   not marked @Public() needs the bearer token (the requirement and 401),
- *   and a @Public() one needs none, whatever its controller says;
- * - the rate limit's 429, but where @SkipRateLimit();
- * - what any route refuses: a request not received within
- *   REQUEST_TIMEOUT_MS (408), what it cannot take (400; a body on a route
- *   that takes none, a malformed header), a body too large or not JSON
- *   (413, 415: the JSON body reader reads the body of any route but those
- *   taking an archive);
- * - Express's ETag: a GET answers a matching If-None-Match with 304, but
- *   where @NeverCached();
- * - the validation pipe's defaults: a query parameter with a default, and a
- *   JSON body of fields none of which is required (an empty body counts as
- *   `{}`), may be left out.
- * Success replies without a description get the status's reason phrase.
- * The marks are removed, since they are only notes from the decorators to
- * this step.
- */
 const BEARER_401 = errorResponseObject(401);
 
+/**
+ * Documents what global enhancers do to every route, so the document cannot
+ * forget one: who may call it, what any route refuses, 304s, and what may
+ * be left out (each below). Success replies without a description get the
+ * status's reason phrase. The marks are removed, since they are only notes
+ * from the decorators to this step.
+ */
 function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
   for (const path of Object.values<PathItemObject>(document.paths)) {
     for (const key of OPERATION_KEYS) {
       const operation: MarkedOperation | undefined = path[key];
       if (!operation) continue;
-      const { responses } = operation;
-      if (operation[PUBLIC_OPERATION]) {
-        delete operation[PUBLIC_OPERATION];
-        // What a controller's @Authenticated() documents does not apply to its @Public() routes (the route's rule
-        // wins); a credential of their own (GET /metrics') stays.
-        const ownSecurity = operation.security?.filter((requirement) => !(BEARER_SCHEME in requirement));
-        if (ownSecurity?.length) operation.security = ownSecurity;
-        else delete operation.security;
-        if (responses['401'] && 'description' in responses['401'] && responses['401'].description === BEARER_401.description) delete responses['401'];
-      } else if (!operation.security) {
-        operation.security = [{ [BEARER_SCHEME]: [] }];
-        responses['401'] ??= errorResponseObject(401);
-      }
-      if (operation[UNLIMITED_OPERATION]) delete operation[UNLIMITED_OPERATION];
-      else responses['429'] ??= errorResponseObject(429);
       const body = operation.requestBody && 'content' in operation.requestBody ? operation.requestBody : undefined;
       const jsonBody = body && jsonSchemaOf(document, body);
-      for (const status of [400, 408]) responses[status] ??= errorResponseObject(status);
-      // A route that takes another kind of body (an archive) documents its own refusals.
-      if (!body || jsonBody) for (const status of [413, 415]) responses[status] ??= errorResponseObject(status);
-      if (operation[NEVER_CACHED_OPERATION]) delete operation[NEVER_CACHED_OPERATION];
-      else if (key === 'get') responses['304'] ??= { description: NOT_MODIFIED_DESCRIPTION };
-      for (const [status, response] of Object.entries(responses)) {
+      documentAccess(operation);
+      documentRefusals(operation, key, body === undefined || jsonBody !== undefined);
+      documentDefaults(operation, body, jsonBody);
+      for (const [status, response] of Object.entries(operation.responses)) {
         if (response && 'description' in response && response.description === '') response.description = STATUS_CODES[status] ?? '';
       }
-      for (const parameter of operation.parameters ?? []) {
-        if ('in' in parameter && parameter.in === 'query' && parameter.schema && 'default' in parameter.schema) parameter.required = false;
-      }
-      if (body && jsonBody?.properties && !jsonBody.required?.length) body.required = false;
     }
   }
   return document;
+}
+
+/**
+ * The AccessGuard's default: an operation that declares no security and is
+ * not marked @Public() needs the bearer token (the requirement and 401); a
+ * @Public() one needs none, whatever its controller says (the route's rule
+ * wins), but a credential of its own (GET /metrics').
+ */
+function documentAccess(operation: MarkedOperation): void {
+  const { responses } = operation;
+  if (operation[PUBLIC_OPERATION]) {
+    delete operation[PUBLIC_OPERATION];
+    const ownSecurity = operation.security?.filter((requirement) => !(BEARER_SCHEME in requirement));
+    if (ownSecurity?.length) operation.security = ownSecurity;
+    else delete operation.security;
+    const unauthorized = responses['401'];
+    if (unauthorized && 'description' in unauthorized && unauthorized.description === BEARER_401.description) delete responses['401'];
+  } else if (!operation.security) {
+    operation.security = [{ [BEARER_SCHEME]: [] }];
+    responses['401'] ??= errorResponseObject(401);
+  }
+}
+
+/**
+ * What any route refuses: too many requests (429, but where
+ * @SkipRateLimit()), a request not received within REQUEST_TIMEOUT_MS (408),
+ * what it cannot take (400: a body on a route that takes none, a malformed
+ * header), a body too large or not JSON (413, 415: the JSON body reader reads
+ * the body of every route but those taking an archive, `readsJson` false,
+ * which document their own); and Express's ETag: a GET answers a matching
+ * If-None-Match with 304, but where @NeverCached().
+ */
+function documentRefusals(operation: MarkedOperation, method: (typeof OPERATION_KEYS)[number], readsJson: boolean): void {
+  const { responses } = operation;
+  if (operation[UNLIMITED_OPERATION]) delete operation[UNLIMITED_OPERATION];
+  else responses['429'] ??= errorResponseObject(429);
+  for (const status of readsJson ? [400, 408, 413, 415] : [400, 408]) responses[status] ??= errorResponseObject(status);
+  if (operation[NEVER_CACHED_OPERATION]) delete operation[NEVER_CACHED_OPERATION];
+  else if (method === 'get') responses['304'] ??= { description: NOT_MODIFIED_DESCRIPTION };
+}
+
+/**
+ * The validation pipe's defaults: a query parameter with a default, and a
+ * JSON body of fields none of which is required (an empty body counts as
+ * `{}`), may be left out.
+ */
+function documentDefaults(operation: OperationObject, body: RequestBodyObject | undefined, jsonBody: SchemaObject | undefined): void {
+  for (const parameter of operation.parameters ?? []) {
+    if ('in' in parameter && parameter.in === 'query' && parameter.schema && 'default' in parameter.schema) parameter.required = false;
+  }
+  if (body && jsonBody?.properties && !jsonBody.required?.length) body.required = false;
 }
 
 /** The JSON schema of a request body, its reference resolved; undefined for a body that is not JSON. */
