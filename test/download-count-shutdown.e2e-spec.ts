@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DownloadCounter } from '../src/nodes/download-counter';
+import { ArchiveReview } from '../src/nodes/review/archive-review';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
 import { reviewed, uploadArchive } from './support/archive-uploads';
 import { addVersions, createPublisherWithNode } from './support/registry-fixtures';
@@ -18,7 +19,7 @@ describe('Download counts at a graceful shutdown', () => {
   const dir = mkdtempSync(join(tmpdir(), 'registry-downloads-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes every install counted since the last flush before the app closes', async () => {
+  it('writes every install counted since the last flush before the app closes, one answered during the shutdown included', async () => {
     const INSTALLS = 7;
     const databaseUrl = process.env.TEST_DATABASE_URL ?? `sqlite:${join(dir, 'downloads.sqlite')}`;
     const t = await TestApp.start({ DATABASE_URL: databaseUrl });
@@ -33,9 +34,17 @@ describe('Download counts at a graceful shutdown', () => {
 
       // Stop the periodic flush (as shutdown itself does first): only the shutdown flush can write these counts.
       t.app.get(DownloadCounter).onModuleDestroy();
-      for (let i = 0; i < INSTALLS; i++) await t.http.get(`/nodes/${f.nodeId}/install`).expect(200);
+      for (let i = 0; i < INSTALLS - 1; i++) await t.http.get(`/nodes/${f.nodeId}/install`).expect(200);
       const pending = await t.dataSource.getRepository(NodeEntity).findOneByOrFail({ id: f.nodeId });
       expect(pending.downloads).toBe(0);
+      // One more during the shutdown, from a before-shutdown hook: those of the workers may take seconds (they finish
+      // what they started), and the server answers requests until they end.
+      const review = t.app.get(ArchiveReview);
+      const stopReview = review.beforeApplicationShutdown.bind(review);
+      review.beforeApplicationShutdown = async () => {
+        await stopReview();
+        await t.http.get(`/nodes/${f.nodeId}/install`).expect(200);
+      };
     } finally {
       await t.close();
     }

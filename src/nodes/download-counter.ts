@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { Counter } from 'prom-client';
 import { TransactionRunner } from '../database/transaction-runner';
@@ -18,12 +18,12 @@ export const INSTALLS_COUNTED = 'registry_installs_total';
  * memory, and a timer writes the sums as one atomic increment per node, so an
  * install never waits for (or fails with) a write, and a popular node costs
  * one UPDATE a second however many installs it gets. A flush that fails puts
- * its counts back for the next one; shutdown flushes what is left before the
- * database closes. Counts are lost only if the process dies within a second
+ * its counts back for the next one; shutdown flushes what is left after the
+ * last request and before the database closes. Counts are lost only if the process dies within a second
  * of them (kill -9), which the contract's "batched" allows.
  */
 @Injectable()
-export class DownloadCounter implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
+export class DownloadCounter implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger(DownloadCounter.name);
   private pending = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -55,8 +55,13 @@ export class DownloadCounter implements OnModuleInit, OnModuleDestroy, BeforeApp
     clearInterval(this.timer);
   }
 
-  /** Before the data source closes (TypeORM closes it on application shutdown). */
-  beforeApplicationShutdown(): Promise<void> {
+  /**
+   * Once the HTTP server has closed (Nest closes it between the
+   * before-shutdown hooks and these), so no install is counted after this
+   * flush; before the data source closes: TypeORM closes it in its own
+   * module's shutdown hook, which runs after those of the modules that use it.
+   */
+  onApplicationShutdown(): Promise<void> {
     return this.flush();
   }
 
