@@ -3,7 +3,8 @@
 # --- build: dev dependencies, native better-sqlite3 build, TypeScript compile ---
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 compiles from source (no prebuilt binary is downloaded).
+# better-sqlite3 compiles from source: its install would otherwise download a prebuilt binary (prebuild-install).
+ENV npm_config_build_from_source=better-sqlite3
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { createApp } from './app.factory';
 import { AppLogger } from './common/logging/app-logger';
 import { appConfig, AppConfig } from './config/config.module';
+import { isDatabaseUnavailable } from './database/database-unavailable';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
@@ -14,7 +15,8 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
   // A JSON line like every log, also when the service could not start; written synchronously, before the exit.
-  pino(pino.destination({ dest: 1, sync: true })).fatal(error instanceof Error ? error.message : String(error));
+  pino(pino.destination({ dest: 1, sync: true })).fatal(isDatabaseUnavailable(error) ? `the database (DATABASE_URL) cannot be reached: ${message}` : message);
   process.exit(1);
 });

@@ -34,6 +34,12 @@ describe('The Dockerfile', () => {
   const resolved = (path: string) => (isAbsolute(path) ? path : join(workdir ?? '/', path));
   const storage = resolved(validateVariables(ArchivesEnvironment, env).STORAGE_DIR);
 
+  it('builds better-sqlite3 from source: nothing downloads a binary at install', () => {
+    const dockerfile = readFileSync(join(__dirname, '..', 'Dockerfile'), 'utf8');
+    expect(dockerfile.indexOf('ENV npm_config_build_from_source=better-sqlite3')).toBeGreaterThan(-1);
+    expect(dockerfile.indexOf('ENV npm_config_build_from_source=better-sqlite3')).toBeLessThan(dockerfile.indexOf('RUN npm ci'));
+  });
+
   it('runs as a non-root user with a volume', () => {
     expect(user).toBe('node');
     expect(volumes).toEqual(['/data']);

@@ -73,6 +73,15 @@ describe('The server process', () => {
     expect(lines.find((line) => line.level === 60)?.msg).toContain(variable);
   });
 
+  it('refuses to start when the database cannot be reached, naming DATABASE_URL', async () => {
+    const closedPort = await freePort();
+    const server = ServerProcess.start({ DATABASE_URL: `postgres://root@127.0.0.1:${closedPort}/registry` });
+    const [code] = await server.exited;
+    expect(code).toBe(1);
+    const fatal = server.logLines().find((line) => line.level === 60);
+    expect(fatal?.msg).toMatch(/^the database \(DATABASE_URL\) cannot be reached: .*ECONNREFUSED/);
+  });
+
   it('PORT=0 listens on a port the system picks, and logs that port', async () => {
     const server = ServerProcess.start({ PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'any-port.sqlite')}`, LOG_LEVEL: 'info' });
     try {
