@@ -216,16 +216,23 @@ async function run(argv: string[]): Promise<object> {
   }
 }
 
-run(process.argv.slice(2))
-  .then((result) => {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  })
-  .catch((error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`error: ${error.message}\n${USAGE}\n`);
-      process.exitCode = 2;
-    } else {
-      process.stderr.write(`error: ${error instanceof HttpException || error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
-    }
-  });
+/** `--help` alone: the usage, on stdout, and success. */
+const HELP = ['--help', '-h', 'help'];
+
+if (process.argv.length === 3 && HELP.includes(process.argv[2])) {
+  process.stdout.write(`${USAGE}\n`);
+} else {
+  run(process.argv.slice(2))
+    .then((result) => {
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    })
+    .catch((error: unknown) => {
+      if (error instanceof UsageError) {
+        process.stderr.write(`error: ${error.message}\n${USAGE}\n`);
+        process.exitCode = 2;
+      } else {
+        process.stderr.write(`error: ${error instanceof HttpException || error instanceof Error ? error.message : String(error)}\n`);
+        process.exitCode = 1;
+      }
+    });
+}

@@ -177,6 +177,14 @@ describe('Operator CLI (npm run cli -- <command>)', () => {
     }
   });
 
+  it('prints its usage on stdout for --help, and succeeds', async () => {
+    for (const help of ['--help', '-h']) {
+      const reply = await cli(help);
+      expect(reply).toMatchObject({ code: 0, stderr: '' });
+      expect(reply.stdout).toMatch(/^usage: npm run cli -- <command>\n {2}user create/);
+    }
+  });
+
   it('fails with a message on stderr and a non-zero exit', async () => {
     const unknown = await cli('launch', 'rockets');
     expect(unknown.code).toBe(2);
