@@ -227,10 +227,10 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
     });
   });
 
-  it('is documented: 200 and 206 as application/zip, 304, 404, 416, and the 400 and 429 of every route', async () => {
+  it('is documented: 200 and 206 as application/zip, 304, 404, 416, and the 400, 408, 413, 415 and 429 of every route', async () => {
     const doc = (await t.http.get('/docs-json').expect(200)).body as OpenAPIObject;
     const operation = doc.paths['/archives/{sha256}.zip']?.get;
-    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '206', '304', '400', '404', '416', '429']);
+    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(['200', '206', '304', '400', '404', '408', '413', '415', '416', '429']);
     expect(operation?.responses['416']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponseDto' } } } });
     expect(operation?.responses['200']).toMatchObject({ content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } });
   });
