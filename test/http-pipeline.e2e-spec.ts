@@ -292,6 +292,15 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
       expect(star.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 5 });
     });
 
+    it('marks what a request needs as required and what has a default as optional', () => {
+      const required = (path: string, method: 'get' | 'put') =>
+        Object.fromEntries((doc.paths[path][method]?.parameters ?? []).map((p) => ('name' in p ? [p.name, p.required ?? false] : [])));
+      // A signed upload URL's signature is its only credential; a result's link may also be read with a token.
+      expect(required('/uploads/{versionId}', 'put')).toEqual({ versionId: true, expires: true, signature: true });
+      expect(required('/proxy/video/results/{sha256}', 'get')).toMatchObject({ expires: false, signature: false });
+      expect(required('/nodes', 'get')).toMatchObject({ page: false, limit: false });
+    });
+
     /** The JSON paths of the document's schemas for which `match` holds. */
     const schemaPaths = (match: (schema: Record<string, unknown>) => boolean, value: unknown = doc, path = ''): string[] => {
       if (typeof value !== 'object' || value === null) return [];

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Param, Put, Query, Req } from '@nestjs/common';
 import { WritesPublicContent } from '../common/http/http-caching';
 import { IncomingMessage } from 'node:http';
-import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { SignedQuery } from '../common/signing/signed-query';
 import { requestOrigin } from '../common/http/http-request';
 import { RawBody } from '../common/http/json-body-limits';
@@ -33,6 +33,9 @@ export class UploadsController {
       'seconds: active, or flagged with the findings named. A forged, expired or already used URL (or one whose ' +
       'version was deleted) is 403; not a zip 400; too large 413.',
   })
+  // The signed URL's own parameters: required here, where a signature is the only credential (missing: 403).
+  @ApiQuery({ name: 'expires', required: true, type: String, description: 'Part of the signed URL (Unix seconds).' })
+  @ApiQuery({ name: 'signature', required: true, type: String, description: 'Part of the signed URL.' })
   @ApiConsumes('application/zip')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiErrors(400, 403, 413)
