@@ -28,6 +28,20 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('a known path with another method is 405, naming in Allow the methods it has; a handler\'s own 404 stays', async () => {
+    const deleted = await t.http.delete('/nodes/anything').expect(405);
+    expectErrorBody(deleted.body, 405, 'Method Not Allowed', deleted.headers['x-request-id']);
+    expect(deleted.body.message).toBe('DELETE is not allowed on /nodes/anything (allowed: GET, HEAD)');
+    expect(deleted.headers.allow).toBe('GET, HEAD');
+    // Matched as routes are: ignoring case and a trailing slash; the methods of every route on the path.
+    expect((await t.http.patch('/Publishers/anyone/').expect(405)).headers.allow).toBe('GET, HEAD, PUT');
+    expect((await t.http.post('/nodes/anything/versions/1.0.0').expect(405)).headers.allow).toBe('GET, HEAD');
+    // An unknown path, and a known route that finds nothing, stay 404.
+    await t.http.delete('/no/such/route').expect(404);
+    expect((await t.http.get('/nodes/no-such-node').expect(404)).body.message).toBe("node 'no-such-node' not found");
+    await t.http.head('/nodes').expect(200);
+  });
+
   it('runs on Express, the platform the design names', () => {
     expect(t.app.getHttpAdapter().getType()).toBe('express');
   });

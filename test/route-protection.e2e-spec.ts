@@ -1,9 +1,9 @@
-import { Controller, Get, Module, Post, RequestMethod, Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { Controller, Get, Module, Post, Type } from '@nestjs/common';
+import { ModulesContainer, Reflector } from '@nestjs/core';
 import { OpenAPIObject } from '@nestjs/swagger';
 import { AppExtension } from '../src/app.module';
 import { Access, accessOf } from '../src/auth/authenticated.decorator';
+import { routesOf } from '../src/common/http/route-table';
 import { BOOKMARKS_EXTENSION } from './example-extension/bookmarks.module';
 import { TestApp } from './support/test-app';
 
@@ -33,33 +33,11 @@ interface Route {
   access: Access;
 }
 
-function asList(value: string | string[] | undefined): string[] {
-  return Array.isArray(value) ? value : [value ?? '/'];
-}
-
 /** Every route the app registered, read from Nest's own metadata (so a new route is here without anyone listing it). */
 function registeredRoutes(t: TestApp): Route[] {
   const reflector = t.app.get(Reflector);
-  const scanner = new MetadataScanner();
-  const routes: Route[] = [];
-  for (const module of t.app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as Type;
-      const prototype = controller.prototype as Record<string, (...args: never[]) => unknown>;
-      for (const name of scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[name];
-        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-        if (method === undefined) continue;
-        for (const base of asList(Reflect.getMetadata(PATH_METADATA, controller) as string | string[])) {
-          for (const own of asList(Reflect.getMetadata(PATH_METADATA, handler) as string | string[])) {
-            const path = `/${[base, own].join('/')}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
-            routes.push({ method: RequestMethod[method], path, access: accessOf(reflector, handler, controller) });
-          }
-        }
-      }
-    }
-  }
-  return routes;
+  const controllers = [...t.app.get(ModulesContainer).values()].flatMap((module) => [...module.controllers.values()].map((wrapper) => wrapper.metatype as Type));
+  return routesOf(controllers).map(({ method, path, controller, handler }) => ({ method, path, access: accessOf(reflector, handler, controller) }));
 }
 
 const concrete = (path: string) => path.replace(/:\w+/g, 'x');

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { AccessGuard } from '../auth/access.guard';
 import { HttpErrorFilter } from './errors/http-error.filter';
+import { AllowedMethods } from './http/allowed-methods';
 import { RequestInputInterceptor } from './http/request-input.interceptor';
 import { ReadCacheModule } from './http/read-cache.module';
 import { RateLimitGuard, RateLimitModule } from './http/rate-limit.module';
@@ -31,6 +32,7 @@ import { StrictValidationPipe } from './validation/validation.pipe';
     StrictValidationPipe,
     { provide: APP_PIPE, useExisting: StrictValidationPipe },
     BodyRulesCheck,
+    AllowedMethods,
   ],
 })
 export class CoreModule {}

@@ -1,7 +1,9 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import { isDatabaseUnavailable } from '../../database/database-unavailable';
+import { AllowedMethods } from '../http/allowed-methods';
+import { routeTemplateOf } from '../http/http-request';
 import { requestIdOf } from '../http/request-id';
 import { ErrorResponseDto } from './error-response.dto';
 import { TooManyRequestsException } from './too-many-requests.exception';
@@ -31,7 +33,8 @@ export function rawErrorReply(status: number, message: string, requestId: string
 
 /**
  * Turns anything thrown anywhere (guard, pipe, middleware, unknown route,
- * service, crash) into the contract's error body.
+ * service, crash) into the contract's error body; an unknown method on a
+ * known path is 405.
  * Unexpected errors become a bare 500: their details go to the log, never to
  * the client. A database that cannot be reached is a 503 with Retry-After: the
  * request may succeed when retried.
@@ -40,14 +43,17 @@ export function rawErrorReply(status: number, message: string, requestId: string
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrorFilter');
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly allowedMethods: AllowedMethods,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<IncomingMessage>();
     const response = http.getResponse<ServerResponse>();
     const requestId = requestIdOf(request, response);
-    const { status, message } = this.describe(exception);
+    const { status, message } = this.methodNotAllowed(exception, request, response) ?? this.describe(exception);
     const retryAfterSeconds = retryAfterOf(exception);
 
     if (status >= 500) {
@@ -63,6 +69,16 @@ export class HttpErrorFilter implements ExceptionFilter {
       response.setHeader('Retry-After', String(retryAfterSeconds));
     }
     this.adapterHost.httpAdapter.reply(response, errorBody(status, message, requestId), status);
+  }
+
+  /** A path no route serves with the request's method, but some route serves with others: 405, and `Allow` names them. */
+  private methodNotAllowed(exception: unknown, request: IncomingMessage, response: ServerResponse): { status: number; message: string } | undefined {
+    if (!(exception instanceof NotFoundException) || routeTemplateOf(request) !== undefined) return undefined;
+    const path = (request.url ?? '').split('?')[0];
+    const allowed = this.allowedMethods.of(path);
+    if (allowed.length === 0) return undefined;
+    response.setHeader('Allow', allowed.join(', '));
+    return { status: HttpStatus.METHOD_NOT_ALLOWED, message: `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})` };
   }
 
   private describe(exception: unknown): { status: number; message: string } {
