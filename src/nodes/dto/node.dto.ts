@@ -7,7 +7,6 @@ import {
   IsIn,
   IsInt,
   IsISO8601,
-  IsNotEmpty,
   IsNumber,
   IsObject,
   IsOptional,
@@ -39,7 +38,7 @@ const MAX_SEARCH_RANKING = 1_000_000_000;
 export const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/;
 
 /**
- * A list of non-empty strings; null clears it (merge-patch). These helpers
+ * A list of strings, none of them blank; null clears it (merge-patch). These helpers
  * state their limits in the document too: the Swagger plugin reads only the
  * decorators written on a property.
  */
@@ -50,7 +49,7 @@ export function StringList(): PropertyDecorator {
     IsArray(),
     ArrayMaxSize(100),
     IsString({ each: true }),
-    IsNotEmpty({ each: true }),
+    Matches(/\S/, { each: true, message: 'each value in $property must not be empty or blank' }),
     MaxLength(256, { each: true }),
   );
 }
