@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { Counter } from 'prom-client';
 import { TransactionRunner } from '../database/transaction-runner';
@@ -23,7 +23,7 @@ export const INSTALLS_COUNTED = 'registry_installs_total';
  * of them (kill -9), which the contract's "batched" allows.
  */
 @Injectable()
-export class DownloadCounter implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
+export class DownloadCounter implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(DownloadCounter.name);
   private pending = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -51,18 +51,21 @@ export class DownloadCounter implements OnModuleInit, OnModuleDestroy, OnApplica
     return this.flushing;
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
-  }
-
   /**
-   * Once the HTTP server has closed (Nest closes it between the
-   * before-shutdown hooks and these), so no install is counted after this
-   * flush; before the data source closes: TypeORM closes it in its own
-   * module's shutdown hook, which runs after those of the modules that use it.
+   * The last flush, once the HTTP server has closed (Nest closes it between
+   * the before-shutdown hooks and these), so no install is counted after it;
+   * until then the periodic flush goes on, through a drain that may last a
+   * slow upload's time. Before the data source closes: TypeORM closes it in
+   * its own module's shutdown hook, which runs after those of the modules
+   * that use it.
    */
   onApplicationShutdown(): Promise<void> {
+    this.stopPeriodicFlush();
     return this.flush();
+  }
+
+  stopPeriodicFlush(): void {
+    clearInterval(this.timer);
   }
 
   private async writePending(): Promise<void> {
