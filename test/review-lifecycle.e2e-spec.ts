@@ -391,6 +391,8 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       await t.http.get(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.1.0/review?x=1`).set(f.member.auth).expect(400);
       expectErrorBody((await t.http.delete(path).set(f.member.auth).expect(404)).body, 404, 'Not Found');
       expect((await reviewOf(f, '1.1.0', admin)).history.at(-1)).toMatchObject({ status: 'NodeVersionStatusDeleted', by: f.member.id });
+      // A member's delete gives no reason, and none is required of an admin's later edit.
+      await t.http.put(path).set(admin.auth).send({ status_reason: null }).expect(200);
     });
 
     it('a member deletes a node: 404 everywhere, its id stays taken', async () => {

@@ -456,7 +456,7 @@ export class NodesService implements OnModuleInit {
         if (input.status_reason === undefined) changes.statusReason = null;
         assertDecisionAllowed(read, changes.status, changes.statusReason ?? null, await this.history.findReview(read.id));
       } else if (changes.statusReason !== undefined) {
-        assertReasonKept(read.status, changes.statusReason);
+        assertReasonKept(read, changes.statusReason);
       }
       // A PUT that sets nothing changes nothing, not even the version's change time.
       if (Object.keys(changes).length === 0) return read;

@@ -26,7 +26,7 @@ describe('instantOf (GET /nodes?timestamp=)', () => {
     ]);
   });
 
-  it('refuses a form that names no instant', () => {
-    expect(() => instantOf('2024-W01-1')).toThrow(BadRequestException);
+  it('refuses a form that names no instant, and the ordinal and basic forms Date misreads', () => {
+    for (const text of ['2024-W01-1', '2026-012', '20260112', '20260112T000000Z']) expect(() => instantOf(text)).toThrow(BadRequestException);
   });
 });

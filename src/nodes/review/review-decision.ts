@@ -61,12 +61,13 @@ export function assertDecisionAllowed(
 }
 
 /**
- * An admin's change of the reason alone: a version whose status an admin
- * decides keeps one, as the decision needed one (pending and active
- * versions need none).
+ * An admin's change of the reason alone: a flagged or banned version keeps
+ * the reason its decision needed (reworded, never removed). Other statuses
+ * need none (a member's delete gives none).
  */
-export function assertReasonKept(status: NodeVersionStatus, reason: string | null): void {
-  if (status !== 'NodeVersionStatusActive' && status !== 'NodeVersionStatusPending' && !reason) throw reasonRequired(status);
+export function assertReasonKept(version: Pick<NodeVersionEntity, 'status' | 'statusReason'>, reason: string | null): void {
+  const decided = version.status === 'NodeVersionStatusFlagged' || version.status === 'NodeVersionStatusBanned';
+  if (decided && version.statusReason && !reason) throw reasonRequired(version.status);
 }
 
 function reasonRequired(status: NodeVersionStatus): BadRequestException {
