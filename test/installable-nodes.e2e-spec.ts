@@ -454,8 +454,6 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
       const paged = await t.http.get('/nodes').query({ timestamp: since, limit: 3, page: 2 }).expect(200);
       expect(paged.body).toMatchObject({ total: 5, totalPages: 2, page: 2 });
       expect(paged.body.nodes).toHaveLength(2);
-      // Without a zone: UTC, as every time here (sync-timestamp.spec.ts runs it in another zone).
-      expect((await t.http.get('/nodes').query({ timestamp: since.replace(/Z$/, ''), limit: 1000 }).expect(200)).body.total).toBe(5);
       expect((await t.http.get('/nodes').query({ timestamp: 'yesterday' }).expect(400)).body.message).toContain('timestamp');
       // ISO 8601, but no instant: refused rather than ignored (which would answer with the whole catalog).
       expect((await t.http.get('/nodes').query({ timestamp: '2024-W01-1' }).expect(400)).body.message).toContain('timestamp');

@@ -29,6 +29,9 @@ export function accessOf(reflector: Reflector, handler: ReturnType<ExecutionCont
   return reflector.getAllAndOverride<Access | undefined>(ACCESS, [handler, controller]) ?? 'token';
 }
 
+/** A route's own rule overrides its controller's @Public() mark in the document, as the guard's (accessOf) does. */
+const NOT_PUBLIC_OPERATION = ApiExtension(PUBLIC_OPERATION, false);
+
 /** No token needed, and none is read (anonymous reads; routes whose credential is something else, such as a signature). */
 export function Public(): MethodDecorator & ClassDecorator {
   return applyDecorators(SetMetadata(ACCESS, 'public'), ApiExtension(PUBLIC_OPERATION, true));
@@ -42,7 +45,7 @@ export function Public(): MethodDecorator & ClassDecorator {
  */
 export function PublicRead(): MethodDecorator & ClassDecorator {
   // The empty requirement beside the bearer one tells OpenAPI clients the token may be left out.
-  return applyDecorators(SetMetadata(ACCESS, 'reader'), ApiBearerAuth(BEARER_SCHEME), ApiSecurity({}));
+  return applyDecorators(SetMetadata(ACCESS, 'reader'), ApiBearerAuth(BEARER_SCHEME), ApiSecurity({}), NOT_PUBLIC_OPERATION);
 }
 
 export interface AuthenticatedOptions {
@@ -60,12 +63,13 @@ export interface AuthenticatedOptions {
 export function Authenticated(options: AuthenticatedOptions = {}): MethodDecorator & ClassDecorator {
   if (options.optional) {
     // The empty requirement beside the bearer one tells OpenAPI clients the token may be left out.
-    return applyDecorators(SetMetadata(ACCESS, 'optional'), ApiBearerAuth(BEARER_SCHEME), ApiSecurity({}), ApiErrors(401));
+    return applyDecorators(SetMetadata(ACCESS, 'optional'), ApiBearerAuth(BEARER_SCHEME), ApiSecurity({}), ApiErrors(401), NOT_PUBLIC_OPERATION);
   }
   return applyDecorators(
     SetMetadata(ACCESS, options.admin ? 'admin' : 'token'),
     ApiBearerAuth(BEARER_SCHEME),
     ApiErrors(...(options.admin ? [401, 403] : [401])),
+    NOT_PUBLIC_OPERATION,
   );
 }
 

@@ -39,6 +39,18 @@ class ProbeController {
   }
 }
 
+/** The other way round: a route that needs a token under a public controller. */
+@Public()
+@Controller('public-probe')
+class PublicProbeController {
+  @Get('closed')
+  @Authenticated()
+  closed(): void {}
+
+  @Get('open')
+  open(): void {}
+}
+
 describe('buildOpenApiDocument', () => {
   let app: INestApplication;
   let document: OpenAPIObject;
@@ -47,7 +59,7 @@ describe('buildOpenApiDocument', () => {
 
   beforeAll(async () => {
     const module = await Test.createTestingModule({
-      controllers: [ProbeController],
+      controllers: [ProbeController, PublicProbeController],
       providers: [{ provide: appConfig.KEY, useValue: {} }],
     }).compile();
     app = module.createNestApplication();
@@ -60,6 +72,14 @@ describe('buildOpenApiDocument', () => {
     expect(operation('open', 'get').responses['401']).toBeUndefined();
     expect(operation('paged', 'get').security).toEqual([{ bearer: [] }]);
     expect(operation('paged', 'get').responses['401']).toBeDefined();
+  });
+
+  it('a route that needs a token under a @Public() controller needs it, with its 401', () => {
+    const closed = document.paths['/public-probe/closed'].get as OperationObject;
+    expect(closed.security).toEqual([{ bearer: [] }]);
+    expect(closed.responses['401']).toBeDefined();
+    expect(closed).not.toHaveProperty('x-public-operation');
+    expect((document.paths['/public-probe/open'].get as OperationObject).security).toBeUndefined();
   });
 
   it('a query parameter with a default may be left out', () => {

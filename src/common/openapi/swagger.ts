@@ -19,8 +19,8 @@ const BEARER_401 = errorResponseObject(401);
 /**
  * Documents what global enhancers do to every route, so the document cannot
  * forget one: who may call it, what any route refuses, 304s, and what may
- * be left out (each below). Success replies without a description get the
- * status's reason phrase. The marks are removed, since they are only notes
+ * be left out (each below). Replies without a description get the status's
+ * reason phrase. The marks are removed, since they are only notes
  * from the decorators to this step.
  */
 function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
@@ -42,15 +42,19 @@ function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
 }
 
 /**
- * The AccessGuard's default: an operation that declares no security and is
- * not marked @Public() needs the bearer token (the requirement and 401); a
- * @Public() one needs none, whatever its controller says (the route's rule
- * wins), but a credential of its own (GET /metrics').
+ * The AccessGuard's rules: an operation that declares no security and is
+ * not @Public() needs the bearer token (the requirement and 401). A
+ * @Public() one needs none, whatever its controller declares: it loses the
+ * bearer requirement and the bearer 401 a controller's @Authenticated()
+ * gave it, but keeps a credential and a 401 of its own (GET /metrics' token,
+ * the upstream callback's signature). A route's own rule wins over its
+ * controller's, as in the guard (the decorators mark which is public).
  */
 function documentAccess(operation: MarkedOperation): void {
   const { responses } = operation;
-  if (operation[PUBLIC_OPERATION]) {
-    delete operation[PUBLIC_OPERATION];
+  const isPublic = operation[PUBLIC_OPERATION] === true;
+  delete operation[PUBLIC_OPERATION];
+  if (isPublic) {
     const ownSecurity = operation.security?.filter((requirement) => !(BEARER_SCHEME in requirement));
     if (ownSecurity?.length) operation.security = ownSecurity;
     else delete operation.security;
@@ -66,10 +70,10 @@ function documentAccess(operation: MarkedOperation): void {
  * What any route refuses: too many requests (429, but where
  * @SkipRateLimit()), a request not received within REQUEST_TIMEOUT_MS (408),
  * what it cannot take (400: a body on a route that takes none, a malformed
- * header), a body too large or not JSON (413, 415: the JSON body reader reads
- * the body of every route but those taking an archive, `readsJson` false,
- * which document their own); and Express's ETag: a GET answers a matching
- * If-None-Match with 304, but where @NeverCached().
+ * header). Where the JSON body reader reads the body (`readsJson`: every
+ * route but those taking an archive, which document their own refusals), a
+ * body too large or not JSON (413, 415). And Express's ETag: a GET answers a
+ * matching If-None-Match with 304, but where @NeverCached().
  */
 function documentRefusals(operation: MarkedOperation, method: (typeof OPERATION_KEYS)[number], readsJson: boolean): void {
   const { responses } = operation;

@@ -55,11 +55,12 @@ export function StringList(): PropertyDecorator {
 }
 
 /** A text field that null clears (merge-patch). */
-function OptionalText(maxLength: number): PropertyDecorator {
+function ClearableText(maxLength: number): PropertyDecorator {
   return applyDecorators(ApiProperty({ required: false, maxLength }), Nullable(), IsString(), MaxLength(maxLength));
 }
 
-function OptionalUrl(): PropertyDecorator {
+/** An absolute http(s) URL that null clears (merge-patch). */
+function ClearableUrl(): PropertyDecorator {
   return applyDecorators(ApiProperty({ required: false, format: 'uri', maxLength: 2048 }), Nullable(), IsHttpUrl(), MaxLength(2048));
 }
 
@@ -68,35 +69,35 @@ function OptionalUrl(): PropertyDecorator {
  * optional; `null` clears it (arrays become empty).
  */
 export class NodeFieldsDto {
-  @OptionalText(5000)
+  @ClearableText(5000)
   description?: string | null;
 
-  @OptionalText(256)
+  @ClearableText(256)
   author?: string | null;
 
   /** Deprecated: use `tags` instead. Will be removed in a future version. */
   @ApiProperty({ deprecated: true, required: false, nullable: true, type: String })
-  @OptionalText(256)
+  @ClearableText(256)
   category?: string | null;
 
   /** Path to the LICENSE file in the node's repository. */
-  @OptionalText(2048)
+  @ClearableText(2048)
   license?: string | null;
 
   /** URL of the node's icon. */
-  @OptionalUrl()
+  @ClearableUrl()
   icon?: string | null;
 
   /** URL of the node's banner. */
-  @OptionalUrl()
+  @ClearableUrl()
   banner_url?: string | null;
 
   /** URL of the repository. */
-  @OptionalUrl()
+  @ClearableUrl()
   repository?: string | null;
 
   /** URL of the node's home page (documentation, examples), when it is not the repository. */
-  @OptionalUrl()
+  @ClearableUrl()
   homepage?: string | null;
 
   @StringList()
@@ -111,11 +112,11 @@ export class NodeFieldsDto {
   supported_accelerators?: string[] | null;
 
   /** Supported versions of the host application. */
-  @OptionalText(256)
+  @ClearableText(256)
   supported_app_version?: string | null;
 
   /** Supported frontend versions of the host application. */
-  @OptionalText(256)
+  @ClearableText(256)
   supported_app_frontend_version?: string | null;
 
   /**
@@ -136,7 +137,7 @@ export class NodeFieldsDto {
 
   /** Admin only. Detail of the status. */
   @AdminOnly()
-  @OptionalText(5000)
+  @ClearableText(5000)
   status_detail?: string | null;
 
   /** Admin only. Tags for security warnings and admin metadata. */

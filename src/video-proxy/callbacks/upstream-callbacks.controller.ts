@@ -6,10 +6,11 @@ import { HttpRequest } from '../../common/http/http-request';
 import { RawBody } from '../../common/http/json-body-limits';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
 import { UpstreamCallbacksService } from './upstream-callbacks.service';
+import { SIGNED_HEADERS } from './upstream-signature';
 import { Public } from '../../auth/authenticated.decorator';
 
-/** The headers of the upstream's signature (upstream-signature.ts), each needed. */
-const SIGNATURE_HEADERS = ['Date', 'x-request-nonce', 'X-HMAC-ALGORITHM', 'X-HMAC-ACCESS-KEY', 'X-HMAC-SIGNED-HEADERS', 'X-HMAC-SIGNATURE'];
+/** The headers of the upstream's signature, each needed: those it signs, and its own. */
+const SIGNATURE_HEADERS = [...SIGNED_HEADERS, 'X-HMAC-ALGORITHM', 'X-HMAC-ACCESS-KEY', 'X-HMAC-SIGNED-HEADERS', 'X-HMAC-SIGNATURE'];
 
 @ApiTags('video')
 // The upstream's signature is the credential (checked by the service before the body is read).
