@@ -403,12 +403,13 @@ describe('Archives: uploads through a raw-body route (ArchivesService.receive)',
     expect(reply).toEqual({ status: 200, body: { sha256: sha256(large), size: large.length } });
   });
 
-  it('other routes still parse JSON and refuse a zip with 415; the raw route’s path with another method is no route', async () => {
+  it('other routes still parse JSON and refuse a zip with 415; the raw route’s path with another method is 405', async () => {
     expect((await t.http.put('/test-json/a').send({ note: 'hi' }).expect(200)).body).toEqual({ note: 'hi' });
     expect((await t.http.put('/test-wrapped/a').send({ note: 'hi' }).expect(200)).body).toEqual({ note: 'hi' });
     expectErrorBody(await upload(zip, 'application/zip', '/test-json/a').expect(415), 415, 'Unsupported Media Type');
-    // Bodies are read by the route that takes them, so a request no route takes is a 404 whatever its body.
-    await t.http.post('/test-uploads/a').set('Content-Type', 'application/zip').send(zip).expect(404);
+    // Bodies are read by the route that takes them, so a request no route takes is refused whatever its body: a known
+    // path with another method is 405.
+    expect((await t.http.post('/test-uploads/a').set('Content-Type', 'application/zip').send(zip).expect(405)).headers.allow).toBe('PUT');
     // A parameter is one path segment.
     await upload(zip, 'application/zip', '/test-uploads/a/b').expect(404);
   });
