@@ -36,6 +36,8 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     // Matched as routes are: ignoring case and a trailing slash; the methods of every route on the path.
     expect((await t.http.patch('/Publishers/anyone/').expect(405)).headers.allow).toBe('GET, HEAD, PUT');
     expect((await t.http.post('/nodes/anything/versions/1.0.0').expect(405)).headers.allow).toBe('GET, HEAD');
+    // HEAD, which Express tries on a GET route, on a path without one.
+    expect((await t.http.head('/users/me/tokens').expect(405)).headers.allow).toBe('POST');
     // An unknown path, and a known route that finds nothing, stay 404.
     await t.http.delete('/no/such/route').expect(404);
     expect((await t.http.get('/nodes/no-such-node').expect(404)).body.message).toBe("node 'no-such-node' not found");

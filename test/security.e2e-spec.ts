@@ -58,6 +58,9 @@ describe('CORS', () => {
       expect(refused.headers['access-control-allow-origin']).toBeUndefined();
       const exposed = await t.http.get('/nodes').set('Origin', 'https://app.example.com').expect(200);
       expect(exposed.headers['access-control-expose-headers']).toContain('X-Request-Id');
+      // A browser's script may read which methods a path has, after a 405.
+      const notAllowed = await t.http.delete('/nodes/anything').set('Origin', 'https://app.example.com').expect(405);
+      expect(notAllowed.headers['access-control-expose-headers']).toContain('Allow');
     } finally {
       await t.close();
     }

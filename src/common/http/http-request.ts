@@ -41,9 +41,15 @@ export const RequestOrigin = createParamDecorator((_data: unknown, context: Exec
 /**
  * The route Express matched for a request, as its template (`/nodes/:nodeId`),
  * never the raw path, so it can label figures without an id in them;
- * undefined when no route matched (an unknown path).
+ * undefined when no route matched (an unknown path, or a known one without
+ * the request's method).
  */
 export function routeTemplateOf(req: IncomingMessage): string | undefined {
-  const { baseUrl, route } = req as IncomingMessage & { baseUrl?: string; route?: { path?: unknown } };
-  return typeof route?.path === 'string' ? `${baseUrl ?? ''}${route.path}` : undefined;
+  const { baseUrl, route } = req as IncomingMessage & { baseUrl?: string; route?: { path?: unknown; methods?: Record<string, boolean | undefined> } };
+  if (typeof route?.path !== 'string') return undefined;
+  const methods = route.methods ?? {};
+  const method = (req.method ?? '').toLowerCase();
+  // Express tries a HEAD on the route's GET handler, and names the route before it finds none.
+  const served = methods._all === true || methods[method] === true || (method === 'head' && methods.get === true);
+  return served ? `${baseUrl ?? ''}${route.path}` : undefined;
 }

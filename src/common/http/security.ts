@@ -84,7 +84,7 @@ export function applySecurity(app: INestApplication, config: AppConfig): void {
         origin: config.CORS_ORIGINS === '*' ? '*' : config.CORS_ORIGINS.split(',').map((origin) => origin.trim()),
         methods: ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE'],
         allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-        exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+        exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Allow'],
         maxAge: 600,
       }),
     );
