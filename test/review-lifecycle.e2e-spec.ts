@@ -446,7 +446,7 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       const flagged = await t.http.put(versionPath).set(admin.auth).send({ status: 'NodeVersionStatusFlagged', status_reason: 'looking again' }).expect(200);
       expect(flagged.body.status_reason).toBe('looking again');
       // A decided status keeps a reason: changed alone, it may be reworded, not removed; an active version's may.
-      for (const cleared of [null, '']) {
+      for (const cleared of [null, '', '   ']) {
         const refused = await t.http.put(versionPath).set(admin.auth).send({ status_reason: cleared }).expect(400);
         expect(refused.body.message).toBe('status_reason is required with status NodeVersionStatusFlagged: it tells the publisher why');
       }

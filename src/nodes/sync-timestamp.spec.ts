@@ -6,7 +6,7 @@ import { instantOf } from './sync-timestamp';
 describe('instantOf (GET /nodes?timestamp=)', () => {
   it('reads a time without a zone as UTC, whatever the server\'s zone', () => {
     // In a process of its own: a zone is read once per process.
-    const texts = ['2026-01-01T00:00:00', '2026-01-01T00:00:00.5', '2026-01-01', '2026-01-01T05:00:00+05:00', '2025-12-31T19:00:00-05:00'];
+    const texts = ['2026-01-01T00:00:00', '2026-01-01T00:00:00.5', '2026-01-01', '2026-01-01T05:00:00+05:00', '2025-12-31T19:00:00-05:00', '2026-01', '2026', '2026-01-01T00:00:00z'];
     const script =
       `const { instantOf } = require('./src/nodes/sync-timestamp');` +
       // The control: Date alone reads the first text in the process's zone.
@@ -20,6 +20,9 @@ describe('instantOf (GET /nodes?timestamp=)', () => {
       '2026-01-01T05:00:00.000Z',
       '2026-01-01T00:00:00.000Z',
       '2026-01-01T00:00:00.500Z',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.000Z',
       '2026-01-01T00:00:00.000Z',
       '2026-01-01T00:00:00.000Z',
       '2026-01-01T00:00:00.000Z',

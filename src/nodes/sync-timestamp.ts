@@ -3,10 +3,11 @@ import { BadRequestException } from '@nestjs/common';
 // The `timestamp` of an incremental sync, GET /nodes?timestamp= (docs/api-rules.md §6).
 
 /**
- * A calendar date, as `Date` reads it: ordinal (2026-012) and basic
- * (20260112) forms, which ISO 8601 allows, `Date` misreads (as 1 December).
+ * A calendar date (or its year and month, or year), as `Date` reads it:
+ * ordinal (2026-012) and basic (20260112) forms, which ISO 8601 allows,
+ * `Date` misreads (as 1 December).
  */
-const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}(?:T|$)/;
+const CALENDAR_DATE = /^\d{4}(?:-\d{2}){0,2}(?:T|$)/;
 
 /** A time of day without a zone designator at its end. */
 const ZONELESS_TIME = /T[^Z+-]*$/i;

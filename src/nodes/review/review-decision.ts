@@ -53,7 +53,7 @@ export function assertDecisionAllowed(
   if (version.status === 'NodeVersionStatusPending' && version.archiveSha256 !== null) {
     throw new ConflictException(`version '${version.version}' is being checked; decide once its checks are done`);
   }
-  if (status !== 'NodeVersionStatusActive' && !reason) throw reasonRequired(status);
+  if (status !== 'NodeVersionStatusActive' && !reason?.trim()) throw reasonRequired(status);
   const block = checksBlock(version, review);
   if (status === 'NodeVersionStatusActive' && block !== undefined) {
     throw new ConflictException(`version '${version.version}' was blocked by its checks (${block}); publish a new version instead`);
@@ -67,7 +67,7 @@ export function assertDecisionAllowed(
  */
 export function assertReasonKept(version: Pick<NodeVersionEntity, 'status' | 'statusReason'>, reason: string | null): void {
   const decided = version.status === 'NodeVersionStatusFlagged' || version.status === 'NodeVersionStatusBanned';
-  if (decided && version.statusReason && !reason) throw reasonRequired(version.status);
+  if (decided && version.statusReason && !reason?.trim()) throw reasonRequired(version.status);
 }
 
 function reasonRequired(status: NodeVersionStatus): BadRequestException {
