@@ -45,7 +45,8 @@ describe('migrations', () => {
   // TypeORM runs pending migrations in timestamp order: one dated before a migration that databases already ran
   // would run after it on those, and before it on a fresh one (docs/extending.md §2). Which one is new, only git
   // knows: one not committed yet (where a change is tested before it is committed), or the last one committed.
-  const committed = gitMigrations('ls-files');
+  // HEAD's tree, not the index: a migration staged for a commit is new too.
+  const committed = gitMigrations('ls-tree', '-r', '--name-only', 'HEAD');
   const inGitCheckout = committed ? it : it.skip;
   inGitCheckout('a migration not committed yet comes after every committed one', () => {
     for (const file of files.filter((name) => !committed?.includes(name))) {

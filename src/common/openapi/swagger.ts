@@ -47,8 +47,11 @@ function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
  * @Public() one needs none, whatever its controller declares: it loses the
  * bearer requirement and the bearer 401 a controller's @Authenticated()
  * gave it, but keeps a credential and a 401 of its own (GET /metrics' token,
- * the upstream callback's signature). A route's own rule wins over its
- * controller's, as in the guard (the decorators mark which is public).
+ * the upstream callback's signature). Whether it is @Public(), the route's
+ * own rule decides over its controller's, as in the guard (each access
+ * decorator marks it). Other mixes of a controller's rule and a route's are
+ * not taken apart here (their requirements and errors add up); no
+ * controller has one.
  */
 function documentAccess(operation: MarkedOperation): void {
   const { responses } = operation;
