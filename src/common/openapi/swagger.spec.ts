@@ -108,4 +108,11 @@ describe('buildOpenApiDocument', () => {
     }
     expect(operation('open', 'get').responses['200']).toMatchObject({ description: 'OK' });
   });
+
+  it('every reply documents its X-Request-Id; a 401 its WWW-Authenticate, a 429 its Retry-After', () => {
+    const replies = operation('paged', 'get').responses as Record<string, ResponseObject>;
+    for (const reply of Object.values(replies)) expect(Object.keys(reply.headers ?? {})).toContain('X-Request-Id');
+    expect(Object.keys(replies['401'].headers ?? {})).toEqual(['WWW-Authenticate', 'X-Request-Id']);
+    expect(Object.keys(replies['429'].headers ?? {})).toEqual(['Retry-After', 'X-Request-Id']);
+  });
 });

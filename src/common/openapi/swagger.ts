@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { OperationObject, PathItemObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { HeaderObject, OperationObject, PathItemObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { STATUS_CODES } from 'node:http';
 import { BEARER_SCHEME, PUBLIC_OPERATION } from '../../auth/authenticated.decorator';
 import { appConfig, AppConfig } from '../../config/config.module';
@@ -16,11 +16,24 @@ type MarkedOperation = OperationObject & { [PUBLIC_OPERATION]?: boolean; [UNLIMI
 
 const BEARER_401 = errorResponseObject(401);
 
+/** The headers replies carry, declared once in `components.headers`. */
+const HEADERS: Record<string, HeaderObject> = {
+  'X-Request-Id': { description: 'The request\'s id: a valid incoming `X-Request-Id`, else a new UUID (also in the log and in error bodies)', schema: { type: 'string' } },
+  'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds until the request may succeed', schema: { type: 'integer' } },
+};
+
+/** What the replies of a status carry beside X-Request-Id, whichever route gives them. */
+const REPLY_HEADERS: Record<string, string[]> = { '401': ['WWW-Authenticate'], '429': ['Retry-After'] };
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
 /**
  * Documents what global enhancers do to every route, so the document cannot
  * forget one: who may call it, what any route refuses, 304s, and what may
  * be left out (each below). Replies without a description get the status's
- * reason phrase. The marks are removed, since they are only notes
+ * reason phrase; every reply documents its `X-Request-Id`, and those of a
+ * 401 or a 429 their `WWW-Authenticate` or `Retry-After`. The marks are removed, since they are only notes
  * from the decorators to this step.
  */
 function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
@@ -34,10 +47,14 @@ function documentGlobalBehaviour(document: OpenAPIObject): OpenAPIObject {
       documentRefusals(operation, key, body === undefined || jsonBody !== undefined);
       documentDefaults(operation, body, jsonBody);
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (response && 'description' in response && response.description === '') response.description = STATUS_CODES[status] ?? '';
+        if (!response || !('description' in response)) continue;
+        if (response.description === '') response.description = STATUS_CODES[status] ?? '';
+        const named = [...(REPLY_HEADERS[status] ?? []), 'X-Request-Id'];
+        response.headers = { ...response.headers, ...Object.fromEntries(named.map((name) => [name, headerRef(name)])) };
       }
     }
   }
+  document.components = { ...document.components, headers: { ...document.components?.headers, ...HEADERS } };
   return document;
 }
 
