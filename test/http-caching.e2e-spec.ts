@@ -100,6 +100,16 @@ describe('HTTP caching and compression of public reads (docs/api-rules.md §7)',
     expect((await send(port, `/nodes/${f.nodeId}/install`)).headers['cache-control']).toBe('no-store');
   });
 
+  it('a private read also has an ETag and answers a matching If-None-Match with 304, as the OpenAPI document says', async () => {
+    const auth = { Authorization: `Bearer ${f.owner.token}` };
+    for (const path of ['/users/me', '/users/me/ledger']) {
+      const first = await send(port, path, auth);
+      expect([path, first.status, first.headers.etag]).toEqual([path, 200, expect.stringMatching(/^W\/"/)]);
+      const again = await send(port, path, { ...auth, 'If-None-Match': first.headers.etag as string });
+      expect([path, again.status, again.body.length]).toEqual([path, 304, 0]);
+    }
+  });
+
   it('compresses replies of 1 KiB or more with gzip or br when accepted, and leaves small ones and other clients alone', async () => {
     for (let i = 0; i < 5; i++) await createPublisherWithNode(t, { description: 'a description long enough to make the page large '.repeat(3) });
     const plain = await send(port, '/nodes?limit=100');

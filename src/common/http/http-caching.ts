@@ -11,7 +11,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiExtension, ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { ApiExtension } from '@nestjs/swagger';
 import compression from 'compression';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { concatMap, map, Observable, of, tap } from 'rxjs';
@@ -143,19 +143,15 @@ export interface CacheableReadOptions {
   latestParam?: boolean;
 }
 
-export const NOT_MODIFIED_DESCRIPTION = 'Not modified: the ETag in If-None-Match still matches.';
-
 /** Marks, in the OpenAPI document as it is built, the operations that never answer 304 (see common/openapi/swagger.ts). */
 export const NEVER_CACHED_OPERATION = 'x-never-cached-operation';
 
-/** A public read: cacheable as above, with ETag and 304, and documented so. */
+/** A public read: cacheable as above, with ETag and 304 (documented for every GET by common/openapi/swagger.ts). */
 export function CacheableRead(options: CacheableReadOptions = {}): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...(options.serverTtlMs === undefined ? [] : [SetMetadata(SERVER_TTL, options.serverTtlMs)]),
     ...(options.latestParam ? [SetMetadata(LATEST_PARAM, true)] : []),
     UseInterceptors(PublicReadCacheInterceptor),
-    ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag of an earlier reply: 304 without a body when the reply would be the same.' }),
-    ApiResponse({ status: 304, description: NOT_MODIFIED_DESCRIPTION }),
   );
 }
 

@@ -83,7 +83,7 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('a query parameter with a default may be left out', () => {
-    const parameters = operation('paged', 'get').parameters as ParameterObject[];
+    const parameters = (operation('paged', 'get').parameters as ParameterObject[]).filter((parameter) => parameter.in === 'query');
     expect(parameters.map(({ name, required }) => ({ name, required }))).toEqual([
       { name: 'page', required: false },
       { name: 'limit', required: false },
@@ -99,6 +99,15 @@ describe('buildOpenApiDocument', () => {
     expect((operation('paged', 'get').responses['304'] as ResponseObject).description).toContain('If-None-Match');
     expect(operation('live', 'get').responses['304']).toBeUndefined();
     expect(operation('live', 'get')).not.toHaveProperty('x-never-cached-operation');
+  });
+
+  it('a GET that may answer 304 takes If-None-Match, and its 200 gives the ETag to send', () => {
+    const headerParameters = (path: string) =>
+      ((operation(path, 'get').parameters ?? []) as ParameterObject[]).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
+    expect(headerParameters('paged')).toEqual(['If-None-Match']);
+    expect(Object.keys((operation('open', 'get').responses['200'] as ResponseObject).headers ?? {})).toContain('ETag');
+    expect(headerParameters('live')).toEqual([]);
+    expect(document.components?.headers?.ETag).toBeDefined();
   });
 
   it('every operation documents 400, 408, 413 and 415, and every reply has a description', () => {

@@ -1,12 +1,12 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { HeaderObject, OperationObject, PathItemObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { HeaderObject, OperationObject, ParameterObject, PathItemObject, RequestBodyObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { STATUS_CODES } from 'node:http';
 import { BEARER_SCHEME, PUBLIC_OPERATION } from '../../auth/authenticated.decorator';
 import { appConfig, AppConfig } from '../../config/config.module';
 import { METRICS_SCHEME } from '../../metrics/metrics.controller';
 import { ErrorResponseDto } from '../errors/error-response.dto';
-import { NEVER_CACHED_OPERATION, NOT_MODIFIED_DESCRIPTION } from '../http/http-caching';
+import { NEVER_CACHED_OPERATION } from '../http/http-caching';
 import { UNLIMITED_OPERATION } from '../http/rate-limit.module';
 import { errorResponseObject } from './api-errors.decorator';
 
@@ -21,6 +21,18 @@ const HEADERS: Record<string, HeaderObject> = {
   'X-Request-Id': { description: 'The request\'s id: a valid incoming `X-Request-Id`, else a new UUID (also in the log and in error bodies)', schema: { type: 'string' } },
   'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds until the request may succeed', schema: { type: 'integer' } },
+  ETag: { description: 'The reply\'s tag, for a later `If-None-Match`', schema: { type: 'string' } },
+};
+
+const NOT_MODIFIED_DESCRIPTION = 'Not modified: the ETag in If-None-Match still matches.';
+
+/** The request header a GET that may answer 304 takes. */
+const IF_NONE_MATCH: ParameterObject = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'An ETag of an earlier reply: 304 without a body when the reply would be the same.',
+  schema: { type: 'string' },
 };
 
 /** What the replies of a status carry beside X-Request-Id, whichever route gives them. */
@@ -93,7 +105,7 @@ function documentAccess(operation: MarkedOperation): void {
  * header). Where the JSON body reader reads the body (`readsJson`: every
  * route but those taking an archive, which document their own refusals), a
  * body too large or not JSON (413, 415). And Express's ETag: a GET answers a
- * matching If-None-Match with 304, but where @NeverCached().
+ * matching If-None-Match with 304, but where @NeverCached() (documentRevalidation).
  */
 function documentRefusals(operation: MarkedOperation, method: (typeof OPERATION_KEYS)[number], readsJson: boolean): void {
   const { responses } = operation;
@@ -101,7 +113,17 @@ function documentRefusals(operation: MarkedOperation, method: (typeof OPERATION_
   else responses['429'] ??= errorResponseObject(429);
   for (const status of readsJson ? [400, 408, 413, 415] : [400, 408]) responses[status] ??= errorResponseObject(status);
   if (operation[NEVER_CACHED_OPERATION]) delete operation[NEVER_CACHED_OPERATION];
-  else if (method === 'get') responses['304'] ??= { description: NOT_MODIFIED_DESCRIPTION };
+  else if (method === 'get') documentRevalidation(operation);
+}
+
+/** A GET's 304: the If-None-Match it compares, and the ETag its 200 gives to compare (unless the route documents its own). */
+function documentRevalidation(operation: OperationObject): void {
+  const { responses } = operation;
+  responses['304'] ??= { description: NOT_MODIFIED_DESCRIPTION };
+  const parameters = (operation.parameters ??= []);
+  if (!parameters.some((parameter) => 'name' in parameter && parameter.name === IF_NONE_MATCH.name)) parameters.push({ ...IF_NONE_MATCH });
+  const ok = responses['200'];
+  if (ok && 'description' in ok) ok.headers = { ETag: headerRef('ETag'), ...ok.headers };
 }
 
 /**
