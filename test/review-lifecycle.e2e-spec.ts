@@ -1,3 +1,4 @@
+import { NodeEntity } from '../src/nodes/entities/node.entity';
 import { reviewed, uploadArchive, versionOf } from './support/archive-uploads';
 import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
@@ -181,6 +182,24 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
     await t.http.put(path).set(admin.auth).send({ status: 'NodeVersionStatusPending' }).expect(400);
     await t.http.put(path).set(admin.auth).send({ status: 'NodeVersionStatusBanned', status_reason: 'malware' }).expect(200);
     expect((await reviewOf(f, '1.0.0')).history.at(-1)).toMatchObject({ status: 'NodeVersionStatusBanned', reason: 'malware', by: admin.id });
+  });
+
+  it('a decision by either route changes the version\'s change time, not the node\'s row, and the node is listed as changed', async () => {
+    const f = await createPublisherWithNode(t);
+    await addVersions(t, f, '1.0.0');
+    const nodeChangeTime = async () => (await t.dataSource.getRepository(NodeEntity).findOneByOrFail({ id: f.nodeId })).updatedAt.getTime();
+    const unchanged = await nodeChangeTime();
+    const changedSince = async (since: string) =>
+      (await t.http.get(`/nodes?timestamp=${since}&limit=100`).expect(200)).body.nodes.map((node: { id: string }) => node.id);
+    for (const decide of [
+      () => t.http.put(`/publishers/${f.publisherId}/nodes/${f.nodeId}/versions/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusBanned', status_reason: 'malware' }),
+      () => t.http.put(`/admin/nodes/${f.nodeId}/versions/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusActive', status_reason: 'cleared' }),
+    ]) {
+      const before = new Date().toISOString();
+      await decide().expect(200);
+      expect(await changedSince(before)).toContain(f.nodeId);
+      expect(await nodeChangeTime()).toBe(unchanged);
+    }
   });
 
   describe('what nothing may get past', () => {

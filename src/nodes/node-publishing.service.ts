@@ -203,7 +203,7 @@ export class NodePublishingService {
       };
       await this.repository.updateVersion(manager, locked.id, changes);
       await this.history.appendStatusChange(manager, { ...locked, ...changes }, { status: PENDING, reason: AWAITING_CHECKS, by: 'checks' }, at);
-      await this.nodes.recordVersionChange(manager, locked.nodeId, { latestMayMove: locked.status !== PENDING });
+      if (locked.status !== PENDING) await this.nodes.recomputeLatestVersion(manager, locked.nodeId);
       return Object.assign(locked, changes);
     });
     this.review.start({ versionId: version.id, version: version.version, sha256: archive.sha256 });

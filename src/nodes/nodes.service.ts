@@ -109,8 +109,15 @@ export class NodesService implements OnModuleInit {
     return dto;
   }
 
-  /** The node as a write's reply shows it: what the write left, even a node an admin just deleted or banned. */
-  private async display(nodeId: string, origin: string, publisher?: PublisherEntity): Promise<NodeDto> {
+  /**
+   * The reply of a write that answers with the node: what the write left,
+   * even a node an admin just deleted or banned. Read after the write
+   * committed, in a statement of its own, so that it shows what every
+   * transaction the write waited for committed (a join in the write's own
+   * statement would show the rows of before the wait). `publisher`: as the
+   * write's role check read it, a moment ago (one statement fewer).
+   */
+  async displayAfterWrite(nodeId: string, origin: string, publisher?: PublisherEntity): Promise<NodeDto> {
     const node = await this.nodes.findNodeForDisplay(nodeId.toLowerCase());
     if (!node) throw new NotFoundException(`node '${nodeId}' not found`);
     if (publisher?.id === node.publisherId) return toNodeDto(node, publisher, this.archives.linksFor(origin));
@@ -173,7 +180,7 @@ export class NodesService implements OnModuleInit {
       }
       await this.insertNewNode(manager, caller, publisher, input.id, input);
     });
-    return this.display(input.id, origin);
+    return this.displayAfterWrite(input.id, origin);
   }
 
   /**
@@ -265,8 +272,7 @@ export class NodesService implements OnModuleInit {
       return this.displayAfterWrite(patched.id, origin);
     }
     const { node, publisher } = await retryOnStaleRead(async () => {
-      const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
-      const read = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found);
+      const { node: read, publisher } = await this.readPublisherNode(caller, publisherId, nodeId);
       this.assertAdminFieldsUnchanged(caller, read, input);
       const checked = { id: read.id, status: read.status };
       const changes = this.applyPatch(read, input, caller.isAdmin ? [] : ADMIN_ONLY_NODE_FIELDS);
@@ -274,9 +280,8 @@ export class NodesService implements OnModuleInit {
         this.nodes.updateNodeIfStatus(manager, checked, { ...changes, updatedAt: new Date() }),
       );
       if (!written) throw new StaleReadError(`node '${read.id}'`);
-      return { node: read, publisher: found?.publisher };
+      return { node: read, publisher };
     });
-    // The publisher as the role check read it, a moment ago: one statement fewer than reading it again.
     return this.displayAfterWrite(node.id, origin, publisher);
   }
 
@@ -416,7 +421,9 @@ export class NodesService implements OnModuleInit {
       }),
     );
     await this.history.appendStatusChange(manager, version, initial, version.createdAt);
-    await this.recordVersionChange(manager, node.id, { latestMayMove: status === 'NodeVersionStatusActive' });
+    // A new version has no change time of its own until it is edited: the node's records it for `timestamp`.
+    const latest = status === 'NodeVersionStatusActive' ? { latestVersionId: await this.latestVersionId(manager, node.id) } : {};
+    await this.nodes.updateNode(manager, node.id, { updatedAt: version.createdAt, ...latest });
     return version;
   }
 
@@ -446,8 +453,7 @@ export class NodesService implements OnModuleInit {
     const latestMayMove = changes.deprecated !== undefined || changes.status !== undefined;
     const version = await retryOnStaleRead(async () => {
       // The checks below are lockPublisherNode's and findWritableVersion's, in their order.
-      const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
-      const node = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found);
+      const { node } = await this.readPublisherNode(caller, publisherId, nodeId);
       const read = this.writableVersion(caller, node, versionId, await this.nodes.findVersion(this.tx.reads, node.id, versionId));
       const adminFields = caller.isAdmin ? [] : ADMIN_ONLY_VERSION_FIELDS.filter((field) => input[field] !== undefined);
       if (adminFields.length > 0) throw new ForbiddenException(adminFields.map((field) => `only admins may set '${field}'`).join('; '));
@@ -486,8 +492,7 @@ export class NodesService implements OnModuleInit {
    * to the publisher; a banned publisher's members are still refused).
    */
   async memberVersion(caller: Principal, publisherId: string, nodeId: string, versionId: string): Promise<NodeVersionEntity> {
-    const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
-    const node = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found, { bannedReadable: true });
+    const { node } = await this.readPublisherNode(caller, publisherId, nodeId, { bannedReadable: true });
     const version = await this.nodes.findVersion(this.tx.reads, node.id, versionId);
     if (!version) throw new NotFoundException(`version '${versionId}' of node '${node.id}' not found`);
     return version;
@@ -547,16 +552,6 @@ export class NodesService implements OnModuleInit {
     return this.nodes.lockNodeRow(manager, node.normalizedId, this.tx.lockForUpdate().lock);
   }
 
-  /**
-   * The reply of a write that answers with the node: read after the write
-   * committed, in a statement of its own, so that it shows what every
-   * transaction the write waited for committed (a join in the write's own
-   * statement would show the rows of before the wait). A node an admin just
-   * deleted is still shown.
-   */
-  displayAfterWrite(nodeId: string, origin: string, publisher?: PublisherEntity): Promise<NodeDto> {
-    return this.display(nodeId, origin, publisher);
-  }
 
   /**
    * The publisher's node (its own row), locked for the rest of the
@@ -565,19 +560,24 @@ export class NodesService implements OnModuleInit {
    * the caller may not manage the publisher. Deleted nodes are 404 and banned
    * nodes 403 for everyone but admins.
    */
-  lockPublisherNode(manager: EntityManager, caller: Principal, publisherId: string, nodeId: string): Promise<NodeEntity> {
-    return this.publisherNode(manager, caller, publisherId, nodeId, this.tx.lockForUpdate());
+  async lockPublisherNode(manager: EntityManager, caller: Principal, publisherId: string, nodeId: string): Promise<NodeEntity> {
+    return this.checkedPublisherNode(manager, caller, publisherId, nodeId, await this.nodeWithRole(manager, caller, nodeId, this.tx.lockForUpdate()));
   }
 
-  /** lockPublisherNode's checks, on a read taken with `lock` (none: a write that guards its statements instead). */
-  private async publisherNode(
-    manager: EntityManager,
+  /**
+   * lockPublisherNode's checks on an unlocked read, for a write that guards
+   * its statement by what it read instead (stale-read.ts); with the
+   * publisher as the role check read it.
+   */
+  private async readPublisherNode(
     caller: Principal,
     publisherId: string,
     nodeId: string,
-    lock: Pick<FindOneOptions, 'lock'>,
-  ): Promise<NodeEntity> {
-    return this.checkedPublisherNode(manager, caller, publisherId, nodeId, await this.nodeWithRole(manager, caller, nodeId, lock));
+    options: { bannedReadable?: boolean } = {},
+  ): Promise<{ node: NodeEntity; publisher?: PublisherEntity }> {
+    const found = await this.nodeWithRole(this.tx.reads, caller, nodeId, {});
+    const node = await this.checkedPublisherNode(this.tx.reads, caller, publisherId, nodeId, found, options);
+    return { node, publisher: found?.publisher };
   }
 
   /** The node (read with `lock`), the caller's role in its publisher (null when not a member) and the publisher as read then; null when no such node. */
@@ -643,20 +643,12 @@ export class NodesService implements OnModuleInit {
   }
 
   /**
-   * After any write to a version: the node counts as changed for
-   * `GET /nodes?timestamp=` (docs/api-rules.md §6), and its latest_version is
-   * recomputed when the write could move it.
+   * Sets the node's latest version from its versions as they now are, after a
+   * version write that may move it; the caller holds the node's row lock. The
+   * node's own change time stays: the version's, which the write set, counts
+   * for `timestamp` and `last_updated` (docs/decisions.md, "`timestamp`").
    */
-  async recordVersionChange(manager: EntityManager, nodeId: string, { latestMayMove }: { latestMayMove: boolean }): Promise<void> {
-    const changes: Partial<NodeEntity> = { updatedAt: new Date() };
-    if (latestMayMove) {
-      changes.latestVersionId = await this.latestVersionId(manager, nodeId);
-    }
-    await this.nodes.updateNode(manager, nodeId, changes);
-  }
-
-  /** Sets the node's latest version from its versions as they now are; the caller holds the node's row lock. */
-  private async recomputeLatestVersion(manager: EntityManager, nodeId: string): Promise<void> {
+  async recomputeLatestVersion(manager: EntityManager, nodeId: string): Promise<void> {
     await this.nodes.updateNode(manager, nodeId, { latestVersionId: await this.latestVersionId(manager, nodeId) });
   }
 

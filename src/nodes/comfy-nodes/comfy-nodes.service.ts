@@ -175,6 +175,5 @@ export class ComfyNodesService {
     await this.repository.replace(manager, version.id, [...classes].map(([name, fields]) => toEntity(version.id, name, fields)));
     await this.repository.setFailureReason(manager, version.id, reason);
     await this.nodeRows.updateVersion(manager, version.id, { appNodeExtractStatus: status, updatedAt: new Date() });
-    await this.nodes.recordVersionChange(manager, version.nodeId, { latestMayMove: false });
   }
 }

@@ -79,7 +79,7 @@ export class VersionReviewService {
     await this.nodeRows.updateVersion(manager, version.id, { status: change.status, statusReason: change.reason, updatedAt: at });
     // The history lists changes: a decision that keeps the status (a new reason) is not one.
     if (change.status !== version.status) await this.reviews.appendStatusChange(manager, version, change, at);
-    await this.nodes.recordVersionChange(manager, version.nodeId, { latestMayMove: true });
+    await this.nodes.recomputeLatestVersion(manager, version.nodeId);
     Object.assign(version, { status: change.status, statusReason: change.reason, updatedAt: at });
   }
 
