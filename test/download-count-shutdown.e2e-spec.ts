@@ -36,7 +36,7 @@ describe('Download counts at a graceful shutdown', () => {
       expect((await reviewed(t, f, '1.0.0')).status).toBe('NodeVersionStatusActive');
 
       // Stop the periodic flush (as shutdown itself does, at its end): only the shutdown flush can write these counts.
-      t.app.get(DownloadCounter).stopPeriodicFlush();
+      await t.app.get(DownloadCounter).stopPeriodicFlush();
       for (let i = 0; i < INSTALLS - 1; i++) await t.http.get(`/nodes/${f.nodeId}/install`).expect(200);
       const pending = await t.dataSource.getRepository(NodeEntity).findOneByOrFail({ id: f.nodeId });
       expect(pending.downloads).toBe(0);

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { Counter } from 'prom-client';
+import { PeriodicJob } from '../common/scheduling/periodic-job';
 import { TransactionRunner } from '../database/transaction-runner';
 import { NodesRepository } from './nodes.repository';
 
@@ -15,18 +16,20 @@ export const INSTALLS_COUNTED = 'registry_installs_total';
 
 /**
  * Counts installs off the reply's critical path: `count` only adds to a map in
- * memory, and a timer writes the sums as one atomic increment per node, so an
- * install never waits for (or fails with) a write, and a popular node costs
- * one UPDATE a second however many installs it gets. A flush that fails puts
- * its counts back for the next one; shutdown flushes what is left after the
- * last request and before the database closes. Counts are lost only if the process dies within a second
- * of them (kill -9), which the contract's "batched" allows.
+ * memory, and a periodic job writes the sums as one atomic increment per node,
+ * so an install never waits for (or fails with) a write, and a popular node
+ * costs one UPDATE a second however many installs it gets. A flush that fails
+ * puts its counts back for the next one (a database outage is logged as any
+ * background job's, see FailingRounds); shutdown flushes what is left after
+ * the last request and before the database closes. Counts are lost only if
+ * the process dies within a second of them (kill -9), which the contract's
+ * "batched" allows.
  */
 @Injectable()
 export class DownloadCounter implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(DownloadCounter.name);
+  private readonly periodicFlush = new PeriodicJob('download count flush', DOWNLOAD_FLUSH_INTERVAL_MS, () => this.flush(), this.logger);
   private pending = new Map<string, number>();
-  private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -36,8 +39,7 @@ export class DownloadCounter implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.flush(), DOWNLOAD_FLUSH_INTERVAL_MS);
-    this.timer.unref();
+    this.periodicFlush.start();
   }
 
   count(nodeId: string, downloads = 1): void {
@@ -45,10 +47,11 @@ export class DownloadCounter implements OnModuleInit, OnApplicationShutdown {
     this.add(nodeId, downloads);
   }
 
-  /** Writes the counts so far; one flush at a time, so no count is written twice. */
+  /** Writes the counts so far (rejecting if it could not; they are kept for the next flush); one flush at a time, so no count is written twice. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.writePending());
-    return this.flushing;
+    const flushed = this.flushing.then(() => this.writePending());
+    this.flushing = flushed.catch(() => undefined);
+    return flushed;
   }
 
   /**
@@ -59,13 +62,17 @@ export class DownloadCounter implements OnModuleInit, OnApplicationShutdown {
    * its own module's shutdown hook, which runs after those of the modules
    * that use it.
    */
-  onApplicationShutdown(): Promise<void> {
-    this.stopPeriodicFlush();
-    return this.flush();
+  async onApplicationShutdown(): Promise<void> {
+    await this.stopPeriodicFlush();
+    await this.flush().catch((error: unknown) => {
+      const lost = [...this.pending.values()].reduce((sum, count) => sum + count, 0);
+      this.logger.error({ err: error }, `${lost} counted downloads could not be written before the shutdown`);
+    });
   }
 
-  stopPeriodicFlush(): void {
-    clearInterval(this.timer);
+  /** Only flush() writes counts after this. */
+  stopPeriodicFlush(): Promise<void> {
+    return this.periodicFlush.stop();
   }
 
   private async writePending(): Promise<void> {
@@ -76,7 +83,7 @@ export class DownloadCounter implements OnModuleInit, OnApplicationShutdown {
       await this.tx.run((manager) => this.nodes.addDownloads(manager, batch));
     } catch (error) {
       for (const [nodeId, count] of batch) this.add(nodeId, count);
-      this.logger.warn(`download counts not written yet, retrying: ${(error as Error).message}`);
+      throw error;
     }
   }
 
