@@ -319,13 +319,14 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
       const other = await createPublisherWithNode(t);
       await report(f, '1.0.0', { nodes: { X: {} } }, other.owner).expect(403);
       expectErrorBody((await report(f, '9.9.9', { nodes: { X: {} } }).expect(404)).body, 404, 'Not Found');
-      await t.http.post('/nodes/no-such-node/versions/1.0.0/comfy-nodes').set(f.member.auth).send({}).expect(404);
+      await t.http.post('/nodes/no-such-node/versions/1.0.0/comfy-nodes').set(f.member.auth).send({ nodes: {} }).expect(404);
       expect(await classNames(f, '1.0.0')).toEqual(['Kept']);
     });
 
     it.each([
       ['nodes that is not an object', { nodes: ['X'] }, 'nodes'],
       ['a class that is not an object', { nodes: { X: 'IMAGE' } }, 'nodes'],
+      ['a class that is an array', { nodes: { X: [{ category: 'image', function: 'run' }] } }, 'each value in nodes must be an object'],
       ['an unknown field of a class', { nodes: { X: { colour: 'red' } } }, 'colour'],
       ['a wrong type', { nodes: { X: { deprecated: 'yes' } } }, 'nodes.X.deprecated'],
       ['return_types that is not JSON text', { nodes: { X: { return_types: '[IMAGE' } } }, 'nodes.X.return_types'],
@@ -336,6 +337,9 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
       ['a status success contradicts', { success: false, status: 'success' }, 'contradicts'],
       ['an unknown status', { status: 'done' }, 'status'],
       ['an unknown field', { nodes: {}, succes: true }, 'succes'],
+      ['a report that is not a failure without nodes (an empty body)', {}, 'nodes is required'],
+      ['a successful report without nodes', { success: true, status: 'success' }, 'nodes is required'],
+      ['a successful report with nodes null', { nodes: null }, 'nodes is required'],
     ])('400 for %s, naming it; nothing written', async (_, body, named) => {
       await report(f, '1.0.0', { nodes: { Kept: {} } }).expect(204);
       const res = await report(f, '1.0.0', body).expect(400);

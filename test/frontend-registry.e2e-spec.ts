@@ -302,6 +302,8 @@ describe('The frontend registry surfaces (docs/api-rules.md §9)', () => {
       ['101 pairs', { node_versions: Array.from({ length: 101 }, (_, i) => ({ node_id: `n${i}`, version: '1.0.0' })) }],
       ['a string', { node_versions: 'acme@1.0.0' }],
       ['a pair without a version', { node_versions: [{ node_id: 'acme' }] }],
+      ['a pair that is an empty array', { node_versions: [[]] }],
+      ['pairs in an array of their own', { node_versions: [[{ node_id: 'acme', version: '1.0.0' }]] }],
       ['no body key', {}],
     ])('refuses %s with 400', async (_case, body) => {
       const res = await t.http.post('/bulk/nodes/versions').send(body).expect(400);

@@ -85,6 +85,8 @@ function outcomeOfRequest(input: CreateComfyNodesDto): ExtractionOutcome {
     classes.set(name, fields);
   }
   const status = input.status ?? implied;
+  // Without it, a stray empty POST would erase the classes and still say the extraction succeeded.
+  if (status === 'success' && input.nodes == null) throw new BadRequestException(`nodes is required unless the report is a failure: the version's classes by name ({} for none)`);
   return { classes, status, reason: status === 'failed' ? (input.reason ?? null) : null };
 }
 

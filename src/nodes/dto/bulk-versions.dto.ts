@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsString, Length, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsObject, IsString, Length, ValidateNested } from 'class-validator';
 import { NodeVersionDto } from './node-version.dto';
 
 /** The most pairs one bulk lookup takes (docs/api-rules.md §9.2). */
@@ -24,6 +24,8 @@ export class BulkNodeVersionsRequestDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_BULK_VERSIONS)
+  // ValidateNested alone lets an array through as an item (it validates its contents instead).
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => NodeVersionIdentifierDto)
   node_versions!: NodeVersionIdentifierDto[];

@@ -147,11 +147,13 @@ function toClassMap({ value }: { value: unknown }): unknown {
  */
 @ApiExtraModels(ComfyNodeInputDto)
 export class CreateComfyNodesDto {
-  /** The version's classes by name (at most 1,000; names of 1 to 256 characters); absent: none. */
+  /** The version's classes by name (at most 1,000; names of 1 to 256 characters; `{}` for none); required unless the report is a failure. */
   @ApiPropertyOptional({ type: 'object', additionalProperties: { $ref: getSchemaPath(ComfyNodeInputDto) } })
   @IsOptional()
   @IsObject()
   @Transform(toClassMap)
+  // ValidateNested alone lets an array through as a class (it validates its contents instead).
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   nodes?: Map<string, ComfyNodeInputDto>;
 
