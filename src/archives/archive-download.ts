@@ -114,6 +114,9 @@ export function sendDownload(
     response.end();
     return;
   }
+  // pipeline adds seven 'close' listeners to the reply, beside the middleware's (request log, pacing,
+  // compression, metrics): past Node's threshold of 10, which prints a leak warning for each download.
+  response.setMaxListeners(20);
   // pipeline, not pipe: when the client goes away mid-download the file stream is destroyed too,
   // which closes its descriptor at once.
   pipeline(read(reply.status === 206 ? reply.range : undefined), response, (error) => {
