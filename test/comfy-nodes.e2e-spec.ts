@@ -348,6 +348,15 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
       expect(await classNames(f, '1.0.0')).toEqual(['Kept']);
     });
 
+    it('413 for a report of more than 1,000 classes, refused before any is validated; nothing written', async () => {
+      await report(f, '1.0.0', { nodes: { Kept: {} } }).expect(204);
+      const nodes = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`Class${i}`, {}]));
+      const res = await report(f, '1.0.0', { nodes }).expect(413);
+      expectErrorBody(res.body, 413, 'Payload Too Large');
+      expect(res.body.message).toBe('request body has an object of more than 1000 members');
+      expect(await classNames(f, '1.0.0')).toEqual(['Kept']);
+    });
+
     it('400 for a body that is not JSON', async () => {
       const res = await t.http.post(classesUrl(f, '1.0.0')).set(f.member.auth).set('Content-Type', 'application/json').send('{"nodes": {').expect(400);
       expectErrorBody(res.body, 400, 'Bad Request');

@@ -16,6 +16,8 @@ export interface JsonBodyLimits {
   maxValues: number;
   /** Elements of any one array. */
   maxArrayElements: number;
+  /** Members (keys) of any one object: what a DTO's validation walks, as it walks an array's elements. */
+  maxObjectMembers: number;
 }
 
 export const MIB = 1024 * 1024;
@@ -26,6 +28,7 @@ export const DEFAULT_JSON_BODY_LIMITS: JsonBodyLimits = {
   maxDepth: 32,
   maxValues: 10_000,
   maxArrayElements: 1_000,
+  maxObjectMembers: 1_000,
 };
 
 /** How a route's handler gets its body: parsed JSON within these limits, or Node's unread stream. */

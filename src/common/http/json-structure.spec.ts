@@ -1,7 +1,7 @@
 import { DEFAULT_JSON_BODY_LIMITS, JsonBodyLimits } from './json-body-limits';
 import { JsonLimitExceededError, JsonStructureLimiter, MalformedJsonError } from './json-structure';
 
-const LIMITS: JsonBodyLimits = { ...DEFAULT_JSON_BODY_LIMITS, maxDepth: 3, maxValues: 10, maxArrayElements: 4 };
+const LIMITS: JsonBodyLimits = { ...DEFAULT_JSON_BODY_LIMITS, maxDepth: 3, maxValues: 10, maxArrayElements: 4, maxObjectMembers: 10 };
 
 /** Feeds `text` in chunks of `chunkSize` bytes (a token may be split across chunks), then ends. */
 function follow(text: string, chunkSize = 3, limits = LIMITS): void {
@@ -30,6 +30,14 @@ describe('JsonStructureLimiter', () => {
   it('refuses an array with more elements than allowed, however small they are', () => {
     expect(() => follow('{"a":[[],[],[],[]]}')).not.toThrow();
     expect(() => follow('{"a":[[],[],[],[],[]]}')).toThrow(new JsonLimitExceededError('request body has an array of more than 4 elements'));
+  });
+
+  it('refuses an object with more members than allowed, whatever their values (validation walks each)', () => {
+    const fourMembers = { ...LIMITS, maxObjectMembers: 4 };
+    expect(() => follow('{"a":{"k1":[],"k2":{},"k3":[],"k4":{}}}', 3, fourMembers)).not.toThrow();
+    expect(() => follow('{"a":{"k1":[],"k2":{},"k3":[],"k4":{},"k5":[]}}', 3, fourMembers)).toThrow(
+      new JsonLimitExceededError('request body has an object of more than 4 members'),
+    );
   });
 
   it('refuses nesting deeper than allowed', () => {

@@ -19,6 +19,7 @@ type Expecting = 'value' | 'value-or-close' | 'key' | 'key-or-close' | 'colon' |
 
 interface OpenContainer {
   kind: 'object' | 'array';
+  /** An array's elements, an object's members. */
   elements: number;
   expecting: Expecting;
 }
@@ -103,6 +104,9 @@ export class JsonStructureLimiter {
           return;
         }
         if (token === TokenType.STRING && (expecting === 'key' || expecting === 'key-or-close')) {
+          if (++container.elements > this.limits.maxObjectMembers) {
+            throw new JsonLimitExceededError(`request body has an object of more than ${this.limits.maxObjectMembers} members`);
+          }
           container.expecting = 'colon';
           return;
         }

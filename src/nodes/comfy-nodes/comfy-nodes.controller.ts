@@ -11,14 +11,16 @@ import { NoQuery } from '../../common/validation/no-query.pipe';
 import { NodeDto } from '../dto/node.dto';
 import { ONE_NODE_READ_TTL_MS } from '../download-counter';
 import { ComfyNodesService } from './comfy-nodes.service';
-import { ComfyNodeListDto, CreateComfyNodesDto } from './dto/comfy-node.dto';
+import { ComfyNodeListDto, CreateComfyNodesDto, MAX_CLASSES_PER_VERSION } from './dto/comfy-node.dto';
 
 /**
- * A report of up to 1,000 classes: each a dozen values and, at most, an
- * `input_types` text of 100,000 characters and an `output_is_list` of 1,000
- * (the default limits would refuse a large pack's report).
+ * A report of up to MAX_CLASSES_PER_VERSION classes (more are refused while
+ * the body streams, before its validation walks each class): each a dozen
+ * values and, at most, an `input_types` text of 100,000 characters and an
+ * `output_is_list` of 1,000 (the default limits would refuse a large pack's
+ * report).
  */
-const REPORT_BODY_LIMITS = { maxBytes: 8 * MIB, maxDepth: 8, maxValues: 50_000, maxArrayElements: 1000 };
+const REPORT_BODY_LIMITS = { maxBytes: 8 * MIB, maxDepth: 8, maxValues: 50_000, maxArrayElements: 1000, maxObjectMembers: MAX_CLASSES_PER_VERSION };
 
 /** Node classes ("comfy nodes", docs/api-rules.md §9.3). */
 @ApiTags('comfy-nodes')

@@ -15,7 +15,6 @@ import { AppNodeExtractOutcome, EXTRACT_PENDING } from './extract-status';
 import { ExtractedNodeClass, ExtractionResult } from './extraction/extract-node-classes';
 
 /** The most classes a publisher may report for one version (the largest packs provide a few hundred). */
-const MAX_CLASSES_PER_VERSION = 1000;
 /** A class name's length limit (the `name` column's). */
 const MAX_NAME_LENGTH = 256;
 
@@ -71,9 +70,6 @@ function outcomeOfRequest(input: CreateComfyNodesDto): ExtractionOutcome {
     throw new BadRequestException(`status '${input.status}' contradicts success ${String(input.success)}`);
   }
   const nodes = input.nodes ?? new Map<string, ComfyNodeInputDto>();
-  if (nodes.size > MAX_CLASSES_PER_VERSION) {
-    throw new BadRequestException(`nodes must hold at most ${MAX_CLASSES_PER_VERSION} classes`);
-  }
   const classes = new Map<string, ComfyNodeFields>();
   for (const [name, { comfy_node_name, policy: _policy, ...fields }] of nodes) {
     if (!isValidName(name)) {

@@ -140,6 +140,9 @@ function toClassMap({ value }: { value: unknown }): unknown {
   return new Map(Object.entries(value).map(([name, fields]) => [name, plainToInstance(ComfyNodeInputDto, fields as object)]));
 }
 
+/** The most classes a report names (its route's body limits refuse more, docs/request-bodies.md). */
+export const MAX_CLASSES_PER_VERSION = 1000;
+
 /**
  * The public registry's body (CreateComfyNodes): the version's node classes
  * by name, and the extraction's outcome. `status` wins when given; otherwise
