@@ -167,6 +167,17 @@ describe('Cancelling a video task (api-rules §4.4)', () => {
     expect((await ledgerOf(user)).filter((e) => e.kind === 'refund')).toHaveLength(1);
   });
 
+  it('answers 200 to a cancel the upstream refuses because another cancel, not yet recorded here, canceled the task there', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const taskId = await createTask(user);
+    // The other cancel's upstream call succeeded a moment ago; its own recording of it has not happened yet.
+    upstream.taskStatus.set(taskId, { state: 'canceled' });
+    upstream.respondNext({ status: 400, body: { code: 'BadRequest', message: 'task state is canceled, can not cancel' } });
+    expect((await cancel(user, taskId).expect(200)).body.state).toBe('canceled');
+    expect(await balanceOf(user)).toBe(100);
+    expect((await ledgerOf(user)).filter((e) => e.kind === 'refund')).toHaveLength(1);
+  });
+
   it('is the owner’s or an admin’s: others get 404; an admin’s cancel refunds the owner', async () => {
     const [owner, other, admin] = [await t.createUser({ credits: 100 }), await t.createUser({ credits: 100 }), await t.createUser({ admin: true })];
     const taskId = await createTask(owner);

@@ -137,4 +137,28 @@ onPostgres('Guarded registry writes (PostgreSQL)', () => {
     expect(res.body.rating).toBe(3);
     expect((await storedNode()).rating).toBe(3);
   });
+
+  it('a node create arriving while a publisher ban waits for the publisher does not go before it: 403, so creates cannot hold a ban off', async () => {
+    const admin = await t.createUser({ admin: true });
+    // A reader holding the publisher's row with a share lock, as node creates did: the ban's UPDATE waits for it.
+    const holder = t.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    try {
+      await holder.query(`SELECT id FROM publishers WHERE id = $1 FOR SHARE`, [f.publisherId]);
+      const ban = Promise.resolve(t.http.post(`/publishers/${f.publisherId}/ban`).set(admin.auth));
+      await lockWaiters(t.dataSource, 1);
+      const create = Promise.resolve(t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id: `${f.nodeId}-late`, name: 'Late' }));
+      // The create either waits behind the ban, or (sharing the holder's lock) is answered at once.
+      await Promise.race([lockWaiters(t.dataSource, 2), create]);
+      await holder.commitTransaction();
+      expect((await ban).status).toBe(204);
+      const created = await create;
+      expect([created.status, created.body.message]).toEqual([403, expect.stringContaining('banned')]);
+      expect(await t.dataSource.getRepository(NodeEntity).countBy({ id: `${f.nodeId}-late` })).toBe(0);
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+    }
+  });
 });

@@ -101,24 +101,17 @@ export class TransactionRunner {
   }
 
   /**
-   * Find options that lock the selected row until the transaction ends
-   * (no-op on SQLite, which is already serialised). FOR NO KEY UPDATE: it
-   * serialises the row's writers as FOR UPDATE does (no write here changes
-   * a key), but not the KEY SHARE lock that inserting a row referencing it
-   * takes, so a transaction that inserted a review of a node and then locks
-   * the node cannot deadlock with another doing the same.
+   * Find options that lock the selected row (of `alias` only, for a query
+   * whose outer join cannot be locked) until the transaction ends (no-op on
+   * SQLite, which is already serialised). FOR NO KEY UPDATE: it serialises
+   * the row's writers as FOR UPDATE does (no write here changes a key), but
+   * not the KEY SHARE lock that inserting a row referencing it takes, so a
+   * transaction that inserted a review of a node and then locks the node
+   * cannot deadlock with another doing the same. Never FOR SHARE: share
+   * lockers join each other's lock without queueing behind a waiting
+   * UPDATE, so a stream of them could hold that UPDATE off for minutes.
    */
-  lockForUpdate(): Pick<FindOneOptions, 'lock'> {
-    return this.isPostgres ? { lock: { mode: 'for_no_key_update' } } : {};
-  }
-
-  /**
-   * For a query that reads a row (of `alias`) which its transaction's writes
-   * depend on but do not change: FOR SHARE OF it on PostgreSQL (no-op on
-   * SQLite), so a concurrent UPDATE of that row waits for the transaction,
-   * and one committed first is what the read sees.
-   */
-  lockForShare(alias: string): Pick<FindOneOptions, 'lock'> {
-    return this.isPostgres ? { lock: { mode: 'pessimistic_read', tables: [alias] } } : {};
+  lockForUpdate(alias?: string): Pick<FindOneOptions, 'lock'> {
+    return this.isPostgres ? { lock: { mode: 'for_no_key_update', ...(alias && { tables: [alias] }) } } : {};
   }
 }

@@ -172,13 +172,15 @@ export class PublishersService {
   }
 
   /**
-   * requireNodeManager for a new node, inside its transaction: the publisher
-   * is read under a share lock, so a ban or a rename of it either commits
+   * requireNodeManager for a new node, inside its transaction: the
+   * publisher's row is locked, so a ban or a rename of it either commits
    * before (and the node starts with what it set) or waits for the node's
-   * commit (and then includes it).
+   * commit (and then includes it). Creates in one publisher take turns, and
+   * a ban or rename waiting for the row comes before those that arrive
+   * after it (TransactionRunner.lockForUpdate).
    */
   requireNodeCreator(caller: Principal, publisherId: string, manager: EntityManager): Promise<PublisherEntity> {
-    return this.requireRole(caller, publisherId, 'member', manager, this.tx.lockForShare('publisher'));
+    return this.requireRole(caller, publisherId, 'member', manager, this.tx.lockForUpdate('publisher'));
   }
 
   private async requireRole(

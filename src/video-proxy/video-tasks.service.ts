@@ -106,8 +106,9 @@ export class VideoTasksService {
     if (task.state === 'canceled') return (await this.replies([task], origin))[0];
     assertCancelable(task);
     await this.upstream.cancelTask(taskId).catch(async (error: unknown) => {
-      // The upstream refusing a task a concurrent cancel just canceled: that cancel's outcome is this one's too.
-      if (error instanceof ConflictException && (await this.tasks.find(taskId))?.state === 'canceled') return;
+      // The upstream refusing a task a concurrent cancel just canceled (recorded here, or not yet): that cancel's
+      // outcome is this one's too, and the transaction below records it once.
+      if (error instanceof ConflictException && (await this.canceledAlready(taskId))) return;
       throw error;
     });
     const canceled = await this.tx.run(async (manager) => {
@@ -119,6 +120,13 @@ export class VideoTasksService {
       return current;
     });
     return (await this.replies([canceled], origin))[0];
+  }
+
+  /** Whether the task is canceled here or, by the upstream's own account, there (false when the upstream cannot say). */
+  private async canceledAlready(taskId: string): Promise<boolean> {
+    if ((await this.tasks.find(taskId))?.state === 'canceled') return true;
+    const upstream = await this.upstream.queryTask(taskId).catch(() => undefined);
+    return upstream?.state === 'canceled';
   }
 
   /**
