@@ -5,7 +5,6 @@ import { CreditsService } from '../src/users/credits.service';
 import { UserEntity } from '../src/users/entities/user.entity';
 import { reviewed, uploadArchive } from './support/archive-uploads';
 import { CallbackReceiver } from './support/callback-receiver';
-import { asBuffer } from './support/raw-http';
 import { eventually } from './support/fault-injection';
 import { FakeUpstream } from './support/fake-upstream';
 import { freshPostgresDatabase } from './support/postgres';
@@ -118,21 +117,6 @@ describe('GET /metrics (issue 37)', () => {
       await expect(users.insert(await users.findOneByOrFail({ id: user.id }))).rejects.toThrow();
 
       ({ text, samples } = await scrape());
-    });
-
-    it('an archive download prints no listener-leak warning (the metrics add a listener to every reply)', async () => {
-      const warnings: string[] = [];
-      const onWarning = (warning: Error) => warnings.push(warning.name);
-      process.on('warning', onWarning);
-      try {
-        const { downloadUrl } = (await t.http.get(`/nodes/${nodeId}/install`).expect(200)).body as { downloadUrl: string };
-        const download = await t.http.get(new URL(downloadUrl).pathname).buffer(true).parse(asBuffer).expect(200);
-        expect((download.body as Buffer).length).toBe(zipBytes);
-        await new Promise((resolve) => setImmediate(resolve));
-      } finally {
-        process.off('warning', onWarning);
-      }
-      expect(warnings).toEqual([]);
     });
 
     it('counts requests by method, route template (never the raw path) and status class', () => {

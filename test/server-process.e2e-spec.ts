@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, ServerProcess, waitFor } from './support/server-process';
+import { freePort, ServerProcess, TestDatabase, waitFor } from './support/server-process';
+import { makeZip } from './support/zip';
 
 describe('The server process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'registry-process-'));
@@ -89,6 +90,36 @@ describe('The server process', () => {
       const port = Number(/listening on http:\/\/localhost:(\d+)/.exec(server.output())?.[1]);
       expect(port).toBeGreaterThan(0);
       expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('an archive download with metrics on prints no listener-leak warning', async () => {
+    const databaseUrl = `sqlite:${join(dir, 'downloads.sqlite')}`;
+    const database = await TestDatabase.open(databaseUrl);
+    const owner = await database.seedUser(0).finally(() => database.close());
+    const port = await freePort();
+    const server = ServerProcess.start({ PORT: String(port), DATABASE_URL: databaseUrl, STORAGE_DIR: join(dir, 'archives'), METRICS_TOKEN: 'metrics-token-0123456789abcdef' });
+    try {
+      await server.ready();
+      const send = (method: string, path: string, body?: object | Buffer) =>
+        fetch(`${server.url}${path}`, {
+          method,
+          headers: { ...owner.auth, 'Content-Type': Buffer.isBuffer(body) ? 'application/zip' : 'application/json' },
+          body: Buffer.isBuffer(body) ? body : body && JSON.stringify(body),
+        });
+      expect((await send('POST', '/publishers', { id: 'process-pub', name: 'P' })).status).toBe(201);
+      expect((await send('POST', '/publishers/process-pub/nodes', { id: 'process-node', name: 'N' })).status).toBe(201);
+      expect((await send('POST', '/publishers/process-pub/nodes/process-node/versions', { version: '1.0.0' })).status).toBe(201);
+      const archive = makeZip({ '__init__.py': '# a clean pack\n' });
+      expect((await send('PUT', '/publishers/process-pub/nodes/process-node/versions/1.0.0/archive', archive)).status).toBe(200);
+      let install: Response | undefined;
+      await waitFor(async () => (install = await fetch(`${server.url}/nodes/process-node/install`)).status === 200, 30000, 'the archive reviewed');
+      const { downloadUrl } = (await install!.json()) as { downloadUrl: string };
+      expect(Buffer.from(await (await fetch(downloadUrl.replace(/^http:\/\/[^/]+/, server.url))).arrayBuffer())).toEqual(archive);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(server.output()).not.toContain('MaxListenersExceededWarning');
     } finally {
       await server.stop();
     }
