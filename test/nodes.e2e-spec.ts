@@ -299,6 +299,15 @@ describe('Nodes', () => {
       expect(res.body).toMatchObject({ description: 'edited', downloads: 0, rating: 0, github_stars: 0, created_at: node.created_at });
     });
 
+    it('takes back, as GET returned it, a translation that merges grew past 1,000 members', async () => {
+      const language = (prefix: string) => Object.fromEntries(Array.from({ length: 800 }, (_, i) => [`${prefix}${i}`, 'x']));
+      await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ translations: { de: language('k') } }).expect(200);
+      await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ translations: { de: language('j') } }).expect(200);
+      const { body: node } = await t.http.get(`/nodes/${f.nodeId}`).expect(200);
+      expect(Object.keys(node.translations.de)).toHaveLength(1600);
+      await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ ...node, description: 'edited' }).expect(200);
+    });
+
     it('rejects clearing the name, and a body id that differs from the path', async () => {
       const cleared = await t.http.put(nodeUrl(f)).set(f.owner.auth).send({ name: null }).expect(400);
       expect(cleared.body.message).toBe('name cannot be null');

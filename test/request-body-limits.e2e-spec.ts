@@ -100,7 +100,7 @@ describe('Request bodies: the token before the body, limits while it streams in'
     expect(reply.headers['www-authenticate']).toBe('Bearer');
   });
 
-  it('names the limit a body crossed: depth, values, elements of one array, members of one object, bytes', async () => {
+  it('names the limit a body crossed: depth, values, elements of one array, bytes', async () => {
     const path = `/publishers/${f.publisherId}/nodes/${f.nodeId}`;
     const put = async (body: string | Buffer, headers: Record<string, string> = {}) =>
       sendBody(t, 'PUT', path, { ...f.owner.auth, 'Content-Type': 'application/json', ...headers }, Buffer.from(body));
@@ -114,9 +114,6 @@ describe('Request bodies: the token before the body, limits while it streams in'
     );
     expect(await refusal(`{"tags":[${Array.from({ length: 1001 }, () => '"t"').join(',')}]}`)).toBe(
       'request body has an array of more than 1000 elements',
-    );
-    expect(await refusal(`{${Array.from({ length: 1001 }, (_, i) => `"unknown${i}":1`).join(',')}}`)).toBe(
-      'request body has an object of more than 1000 members',
     );
     const manyValues = `{"translations":{${Array.from({ length: 101 }, (_, i) => `"l${i}":{${Array.from({ length: 100 }, (__, j) => `"k${j}":"v"`).join(',')}}`).join(',')}}}`;
     expect(await refusal(manyValues)).toBe('request body holds more than 10000 values');

@@ -28,7 +28,8 @@ export const DEFAULT_JSON_BODY_LIMITS: JsonBodyLimits = {
   maxDepth: 32,
   maxValues: 10_000,
   maxArrayElements: 1_000,
-  maxObjectMembers: 1_000,
+  // As many as values: a node's translations may grow past 1,000 members by merges, and must go back as they came.
+  maxObjectMembers: 10_000,
 };
 
 /** How a route's handler gets its body: parsed JSON within these limits, or Node's unread stream. */
