@@ -552,7 +552,6 @@ export class NodesService implements OnModuleInit {
     return this.nodes.lockNodeRow(manager, node.normalizedId, this.tx.lockForUpdate().lock);
   }
 
-
   /**
    * The publisher's node (its own row), locked for the rest of the
    * transaction. 404 when the publisher or node

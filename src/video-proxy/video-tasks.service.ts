@@ -16,6 +16,9 @@ import { UpstreamTaskStatus } from './upstream/upstream-protocol';
 import { VideoUpstreamClient } from './upstream/video-upstream.client';
 import { VideoTasksRepository } from './video-tasks.repository';
 
+/** How long a refused cancel waits to learn whether the upstream's task is canceled already. */
+const CANCEL_CHECK_MS = 3000;
+
 /** How far along each state is; a task only ever moves forward, and never out of a terminal state. */
 const PROGRESS: Record<VideoTaskState, number> = { created: 0, queueing: 1, processing: 2, success: 3, failed: 3, canceled: 3 };
 
@@ -122,10 +125,14 @@ export class VideoTasksService {
     return (await this.replies([canceled], origin))[0];
   }
 
-  /** Whether the task is canceled here or, by the upstream's own account, there (false when the upstream cannot say). */
+  /**
+   * Whether the task is canceled here or, by the upstream's own account,
+   * there: false when the upstream cannot say within CANCEL_CHECK_MS (the
+   * refusal is then answered as it came, not later than that).
+   */
   private async canceledAlready(taskId: string): Promise<boolean> {
     if ((await this.tasks.find(taskId))?.state === 'canceled') return true;
-    const upstream = await this.upstream.queryTask(taskId).catch(() => undefined);
+    const upstream = await this.upstream.queryTask(taskId, AbortSignal.timeout(CANCEL_CHECK_MS)).catch(() => undefined);
     return upstream?.state === 'canceled';
   }
 

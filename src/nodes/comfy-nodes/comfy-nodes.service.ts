@@ -14,7 +14,6 @@ import { ComfyNodeEntity } from './entities/comfy-node.entity';
 import { AppNodeExtractOutcome, EXTRACT_PENDING } from './extract-status';
 import { ExtractedNodeClass, ExtractionResult } from './extraction/extract-node-classes';
 
-/** The most classes a publisher may report for one version (the largest packs provide a few hundred). */
 /** A class name's length limit (the `name` column's). */
 const MAX_NAME_LENGTH = 256;
 
