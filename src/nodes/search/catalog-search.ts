@@ -34,7 +34,7 @@ export abstract class CatalogSearch {
   protected abstract narrowToTrigrams<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, trigrams: string[]): void;
 }
 
-/** PostgreSQL: its planner answers the LIKEs from the pg_trgm indexes on each lower()ed column. */
+/** PostgreSQL: its planner answers the LIKEs from the pg_trgm indexes on each column's fold_case() (migration 1766400000000). */
 export class PostgresCatalogSearch extends CatalogSearch {
   matching<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string): SelectQueryBuilder<T> {
     return query.andWhere(searchCondition(term, false, alias), { pattern: containsPattern(term) });

@@ -40,7 +40,7 @@ const containsFolded = (column: string) => containsIgnoringCase(column, 'pattern
  * SQLite's own LIKE folds ASCII letters exactly as fold_case does, and a
  * match of an ASCII term is all ASCII characters; fold_case turns only
  * two other characters into ASCII ones (checked over all of Unicode), so a
- * column holding one of them goes through `lower()` where the term can
+ * column holding one of them goes through `fold_case()` where the term can
  * match what it becomes: U+212A KELVIN SIGN becomes `k`, which a term with
  * a `k` can match; U+0130 İ becomes `i` and U+0307, which is not ASCII, so
  * only a term ending in `i` can match into it. Other terms need no fallback
