@@ -89,6 +89,10 @@ describe('Nodes', () => {
       for (const id of ['-leading', 'trailing.', 'has space', 'x'.repeat(101), '']) {
         await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id, name: 'n' }).expect(400);
       }
+      // Said in words, not as the pattern.
+      expect((await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id: 'has space', name: 'n' })).body.message).toBe(
+        "id must be 1-100 letters, digits, '.', '_' or '-', starting and ending with a letter or digit",
+      );
       await t.http.post(`/publishers/${f.publisherId}/nodes`).set(f.owner.auth).send({ id: unique('n') }).expect(400);
       await t.http.post(`/publishers/${f.publisherId}/nodes`).set(outsider.auth).send({ id: unique('n'), name: 'n' }).expect(403);
       await t.http.post(`/publishers/${unique('nope')}/nodes`).set(outsider.auth).send({ id: unique('n'), name: 'n' }).expect(404);

@@ -39,7 +39,8 @@ describe('Publishers', () => {
   it('rejects a taken id with 409, a malformed one with 400 and anonymous callers with 401', async () => {
     await t.http.post('/publishers').set(outsider.auth).send({ id: publisherId, name: 'Again' }).expect(409);
     for (const id of ['Upper', '1starts-with-digit', 'has_underscore', 'a'.repeat(65)]) {
-      await t.http.post('/publishers').set(outsider.auth).send({ id, name: 'x' }).expect(400);
+      const res = await t.http.post('/publishers').set(outsider.auth).send({ id, name: 'x' }).expect(400);
+      expect(res.body.message).toBe('id must be 1-64 lower-case letters, digits or dashes, starting with a letter (^[a-z][a-z0-9-]{0,63}$)');
     }
     await t.http.post('/publishers').send({ id: unique('pub'), name: 'x' }).expect(401);
   });

@@ -21,6 +21,7 @@ import {
   CreateNodeDto,
   InstallQueryDto,
   NODE_ID_PATTERN,
+  NODE_ID_RULE,
   NodeDto,
   NodeFieldsDto,
   UpdateNodeDto,
@@ -202,7 +203,7 @@ export class NodesService implements OnModuleInit {
       const publisher = await this.publishers.requireNodeCreator(caller, publisherId, manager);
       // The id comes from the path here, not from a validated body: the same rule as POST /publishers/{p}/nodes.
       if (nodeId.length > 100 || !NODE_ID_PATTERN.test(nodeId)) {
-        throw new BadRequestException(`node id '${nodeId}' must be 1-100 letters, digits, '.', '_' or '-', starting and ending with a letter or digit`);
+        throw new BadRequestException(`node id '${nodeId}' must be ${NODE_ID_RULE}`);
       }
       return this.insertNewNode(manager, caller, publisher, nodeId, { ...input, name: input.name ?? nodeId });
     }

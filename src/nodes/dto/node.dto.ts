@@ -37,6 +37,9 @@ const MAX_SEARCH_RANKING = 1_000_000_000;
 
 export const NODE_ID_PATTERN = /^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$/;
 
+/** NODE_ID_PATTERN and the length limit, as a 400 says them. */
+export const NODE_ID_RULE = "1-100 letters, digits, '.', '_' or '-', starting and ending with a letter or digit";
+
 /**
  * A list of strings, none of them blank; null clears it (merge-patch). These helpers
  * state their limits in the document too: the Swagger plugin reads only the
@@ -163,7 +166,7 @@ export class NodeFieldsDto {
 export class CreateNodeDto extends NodeFieldsDto {
   /** 1-100 letters, digits, '.', '_' or '-', starting and ending with a letter or digit; unique ignoring case. @example acme-upscaler */
   @Length(1, 100)
-  @Matches(NODE_ID_PATTERN, { message: 'id must match ^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$' })
+  @Matches(NODE_ID_PATTERN, { message: `id must be ${NODE_ID_RULE}` })
   id!: string;
 
   /** Display name. @example Acme Upscaler */

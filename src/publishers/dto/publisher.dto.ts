@@ -39,7 +39,7 @@ export class PublisherFieldsDto {
 
 export class CreatePublisherDto extends PublisherFieldsDto {
   /** Lower-case letters, digits and dashes, starting with a letter, at most 64 characters. @example acme-nodes */
-  @Matches(PUBLISHER_ID_PATTERN, { message: 'id must match ^[a-z][a-z0-9-]{0,63}$' })
+  @Matches(PUBLISHER_ID_PATTERN, { message: 'id must be 1-64 lower-case letters, digits or dashes, starting with a letter (^[a-z][a-z0-9-]{0,63}$)' })
   id!: string;
 
   /** @example Acme Nodes */
