@@ -158,7 +158,7 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
     const res = await t.http.post('/publishers').set(user.auth).send({ id: 'Bad Id', name: 7, colour: 'red' }).expect(400);
     expectErrorBody(res.body, 400, 'Bad Request');
     expect(res.body.message).toContain('property colour should not exist');
-    expect(res.body.message).toContain('id must match');
+    expect(res.body.message).toContain('id must be 1-64 lower-case letters');
     expect(res.body.message).toContain('name must be a string');
   });
 

@@ -1,4 +1,5 @@
 import { BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
+import { unknownProperty } from './validation.pipe';
 
 /**
  * The query of a route that takes no query parameter (`@Query(NoQuery)`): any
@@ -10,7 +11,7 @@ import { BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 export class NoQuery implements PipeTransform<Record<string, unknown>, Record<string, never>> {
   transform(query: Record<string, unknown>): Record<string, never> {
     const names = Object.keys(query);
-    if (names.length > 0) throw new BadRequestException(names.map((name) => `property ${name} should not exist`).join('; '));
+    if (names.length > 0) throw new BadRequestException(names.map(unknownProperty).join('; '));
     return {};
   }
 }

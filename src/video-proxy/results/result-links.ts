@@ -3,6 +3,9 @@ import { SignedLinks, SignedQuery } from '../../common/signing/signed-query';
 import { SigningKeys } from '../../database/signing-keys';
 import { videoConfig, VideoConfig } from '../video.config';
 
+/** Where kept results are served (VideoResultsController's route): the signed links point there. */
+export const RESULTS_ROUTE = 'proxy/video/results';
+
 /**
  * Signed links to kept results, `{base}/proxy/video/results/{sha256}?expires=…&signature=…`
  * (SignedLinks, keyed `video-result`), valid VIDEO_RESULT_LINK_TTL_S.
@@ -15,7 +18,7 @@ export class ResultLinks {
     keys: SigningKeys,
     @Inject(videoConfig.KEY) private readonly config: VideoConfig,
   ) {
-    this.links = new SignedLinks(() => keys.get('video-result'), { what: 'result link', method: 'GET', path: (sha256) => `/proxy/video/results/${sha256}` });
+    this.links = new SignedLinks(() => keys.get('video-result'), { what: 'result link', method: 'GET', path: (sha256) => `/${RESULTS_ROUTE}/${sha256}` });
   }
 
   sign(sha256: string, baseUrl: string, now = Date.now()): Promise<string> {

@@ -7,6 +7,7 @@ import { CurrentUser, PublicRead } from '../../auth/authenticated.decorator';
 import { Principal } from '../../auth/principal';
 import { HttpRequest } from '../../common/http/http-request';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
+import { RESULTS_ROUTE } from './result-links';
 import { VideoResultsService } from './video-results.service';
 
 const MEDIA_BODY = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
@@ -17,7 +18,7 @@ const HEADERS = {
 };
 
 @ApiTags('video')
-@Controller('proxy/video/results')
+@Controller(RESULTS_ROUTE)
 export class VideoResultsController {
   constructor(private readonly results: VideoResultsService) {}
 
