@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TokenCache } from '../auth/token-cache';
+import { TokenCache } from './token-cache';
 import { AdminUsersController } from './admin-users.controller';
 import { CREDIT_METRICS } from './credit-metrics';
 import { CreditsService } from './credits.service';

@@ -2,7 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
-import { TokenCache } from '../auth/token-cache';
+import { TokenCache } from './token-cache';
 import { generateToken, generateWebhookSecret, hashToken } from '../auth/token-hash';
 import { pageOf } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
