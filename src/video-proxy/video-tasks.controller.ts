@@ -1,8 +1,8 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentUser } from '../auth/authenticated.decorator';
 import { Principal } from '../auth/principal';
-import { HttpRequest, requestOrigin } from '../common/http/http-request';
+import { RequestOrigin } from '../common/http/http-request';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { VideoTaskDto, VideoTaskListDto, VideoTaskListQueryDto } from './dto/video-task.dto';
 import { VideoTasksService } from './video-tasks.service';
@@ -16,8 +16,8 @@ export class VideoTasksController {
   /** The caller's video tasks, newest first. */
   @Get()
   @ApiErrors(400)
-  list(@CurrentUser() caller: Principal, @Query() query: VideoTaskListQueryDto, @Req() req: HttpRequest): Promise<VideoTaskListDto> {
-    return this.tasks.list(caller, query.page, query.limit, requestOrigin(req));
+  list(@CurrentUser() caller: Principal, @Query() query: VideoTaskListQueryDto, @RequestOrigin() origin: string): Promise<VideoTaskListDto> {
+    return this.tasks.list(caller, query.page, query.limit, origin);
   }
 
   /** A video task, refreshed from the upstream while it is still running. */
@@ -30,8 +30,8 @@ export class VideoTasksController {
       'on failure `err_code`, and the task’s credits are refunded (once), as they are when it is canceled.',
   })
   @ApiErrors(404)
-  get(@CurrentUser() caller: Principal, @Param('taskId') taskId: string, @Req() req: HttpRequest): Promise<VideoTaskDto> {
-    return this.tasks.get(caller, taskId, requestOrigin(req));
+  get(@CurrentUser() caller: Principal, @Param('taskId') taskId: string, @RequestOrigin() origin: string): Promise<VideoTaskDto> {
+    return this.tasks.get(caller, taskId, origin);
   }
 
   /** Cancels a task at the upstream and gives its credits back. */
@@ -46,7 +46,7 @@ export class VideoTasksController {
       'it does not answer in time: nothing changes then.',
   })
   @ApiErrors(404, 409, 502, 504)
-  cancel(@CurrentUser() caller: Principal, @Param('taskId') taskId: string, @Req() req: HttpRequest): Promise<VideoTaskDto> {
-    return this.tasks.cancel(caller, taskId, requestOrigin(req));
+  cancel(@CurrentUser() caller: Principal, @Param('taskId') taskId: string, @RequestOrigin() origin: string): Promise<VideoTaskDto> {
+    return this.tasks.cancel(caller, taskId, origin);
   }
 }
