@@ -1,7 +1,6 @@
 import { ConfigType, registerAs } from '@nestjs/config';
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { toInteger, validateVariables } from '../config/environment';
+import { IsOptional, IsString } from 'class-validator';
+import { IntegerVariable, validateVariables } from '../config/environment';
 
 export class ArchivesEnvironment {
   /** Where the filesystem store keeps archives; a relative path is resolved from the working directory. */
@@ -10,11 +9,7 @@ export class ArchivesEnvironment {
   STORAGE_DIR = './data/archives';
 
   /** Largest archive an upload may send, in bytes (100 MiB by default). */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @IntegerVariable(1)
   ARCHIVE_MAX_BYTES = 104_857_600;
 }
 

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ClassConstructor, plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 import { failedConstraintMessages } from '../common/validation/constraint-messages';
@@ -10,6 +11,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** Integer variables arrive as strings; anything that is not a plain integer stays a string and fails `@IsInt`. */
 export const toInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+
+/** An optional integer variable from `min` to `max`, given as a plain integer. */
+export function IntegerVariable(min: number, max = Number.MAX_SAFE_INTEGER): PropertyDecorator {
+  return applyDecorators(IsOptional(), Transform(toInteger), IsInt(), Min(min), Max(max));
+}
 
 export class EnvironmentError extends Error {}
 
@@ -61,11 +67,7 @@ export function validateVariables<T extends object>(
  * variables validate them the same way, in their own module.
  */
 export class Environment {
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntegerVariable(0, 65535)
   PORT = 3000;
 
   /** Unset: SQLite file ./data/registry.db. Otherwise sqlite:<path>, sqlite::memory: or postgres://... */
@@ -77,16 +79,10 @@ export class Environment {
   LOG_LEVEL: LogLevel = 'info';
 
   /** Requests per window per token and per IP; 0 disables rate limiting. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
+  @IntegerVariable(0)
   THROTTLE_LIMIT = 600;
 
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
+  @IntegerVariable(1)
   THROTTLE_TTL_S = 60;
 
   /** Origins allowed to call the API from a browser: comma-separated, or `*`. Unset: no CORS. */
@@ -106,19 +102,11 @@ export class Environment {
   PUBLIC_BASE_URL?: string;
 
   /** Longest time a client may take to send a whole request. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1000)
-  @Max(600_000)
+  @IntegerVariable(1000, 600_000)
   REQUEST_TIMEOUT_MS = 60_000;
 
   /** How long anonymous public reads may be cached (Cache-Control max-age), in seconds. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(31_536_000)
+  @IntegerVariable(0, 31_536_000)
   CACHE_MAX_AGE_S = 60;
 
   /**

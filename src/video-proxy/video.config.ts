@@ -1,7 +1,7 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { toInteger, validateVariables } from '../config/environment';
+import { IntegerVariable, toInteger, validateVariables } from '../config/environment';
 import { parsePriceTable, PriceTable } from './pricing';
 import { VIDEO_MODELS, VideoModel } from './video-models';
 
@@ -17,11 +17,7 @@ export class VideoEnvironment {
   @MaxLength(4096)
   VIDEO_UPSTREAM_API_KEY?: string;
 
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(600_000)
+  @IntegerVariable(1, 600_000)
   VIDEO_UPSTREAM_TIMEOUT_MS = 30000;
 
   /** The model used when a request names none. */
@@ -35,11 +31,7 @@ export class VideoEnvironment {
   VIDEO_PRICE_TABLE?: string;
 
   /** Percentage of the normal price charged for off_peak tasks. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(100)
+  @IntegerVariable(0, 100)
   VIDEO_OFF_PEAK_PERCENT = 50;
 
   /** `true` lets client callbacks go to loopback and private addresses (for development and tests). */
@@ -48,11 +40,7 @@ export class VideoEnvironment {
   CALLBACK_ALLOW_PRIVATE: 'true' | 'false' = 'false';
 
   /** Delay before the first retry of a failed client callback; it doubles per attempt, capped at 10 minutes. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(600_000)
+  @IntegerVariable(1, 600_000)
   CALLBACK_RETRY_BASE_MS = 1000;
 
   /**
@@ -62,19 +50,11 @@ export class VideoEnvironment {
    * With the sweep interval (both at most 30 s), a reservation is released
    * within VIDEO_UPSTREAM_TIMEOUT_MS + 60 s (docs/api-rules.md §8).
    */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1000)
-  @Max(30_000)
+  @IntegerVariable(1000, 30_000)
   VIDEO_RESERVATION_GRACE_MS = 15_000;
 
   /** How often every instance sweeps for reservations of interrupted creates (and once at startup). */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(100)
-  @Max(30_000)
+  @IntegerVariable(100, 30_000)
   VIDEO_RECOVERY_SWEEP_MS = 15_000;
 
   /**
@@ -95,27 +75,15 @@ export class VideoEnvironment {
   VIDEO_STATUS_POLL_MS = 15_000;
 
   /** Largest video or cover kept from a finished task, in bytes (1 GiB by default; docs/api-rules.md §4.4). */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @IntegerVariable(1)
   VIDEO_RESULT_MAX_BYTES = 1_073_741_824;
 
   /** How long a signed link to a kept result stays valid, in seconds (7 days by default). */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(31_536_000)
+  @IntegerVariable(1, 31_536_000)
   VIDEO_RESULT_LINK_TTL_S = 604_800;
 
   /** Kept results older than this many days are deleted; 0 keeps them for good. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(36_500)
+  @IntegerVariable(0, 36_500)
   VIDEO_RESULT_RETENTION_DAYS = 30;
 
   /** Parsed form of VIDEO_PRICE_TABLE. */
