@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { ArchivesService } from '../archives/archives.service';
 import { Principal } from '../auth/principal';
-import { PageQueryDto, pageOf } from '../common/pagination/page-query.dto';
+import { offsetOf, PageQueryDto, pageOf } from '../common/pagination/page-query.dto';
 import { BulkNodeVersionResultDto, BulkNodeVersionsDto, NodeVersionIdentifierDto } from './dto/bulk-versions.dto';
 import { CatalogQueryDto, MAX_NODE_ID_FILTER, NodeListDto, NodeListQueryDto, NodeSearchQueryDto } from './dto/node.dto';
 import { toNodeVersionDto } from './dto/node.mapper';
@@ -95,7 +95,7 @@ export class NodeCatalogService {
       os: query.supported_os ? spellingsOfFamily(OS_FAMILIES, query.supported_os) : undefined,
       accelerator: query.supported_accelerator ? spellingsOfFamily(ACCELERATOR_FAMILIES, query.supported_accelerator) : undefined,
       includeBanned: query.include_banned === true && caller?.isAdmin === true,
-      offset: (query.page - 1) * query.limit,
+      offset: offsetOf(query),
       limit: query.limit,
     };
   }

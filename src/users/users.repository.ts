@@ -149,11 +149,11 @@ export class UsersRepository {
     await manager.update(CreditLedgerEntryEntity, { id: entryId }, { taskId });
   }
 
-  ledgerPage(userId: string, page: number, limit: number): Promise<[CreditLedgerEntryEntity[], number]> {
+  ledgerPage(userId: string, offset: number, limit: number): Promise<[CreditLedgerEntryEntity[], number]> {
     return this.dataSource.manager.findAndCount(CreditLedgerEntryEntity, {
       where: { userId },
       order: { id: 'DESC' },
-      skip: (page - 1) * limit,
+      skip: offset,
       take: limit,
     });
   }

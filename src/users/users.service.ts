@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { Principal } from '../auth/principal';
 import { TokenCache } from './token-cache';
 import { generateToken, generateWebhookSecret, hashToken } from '../auth/token-hash';
-import { pageOf } from '../common/pagination/page-query.dto';
+import { offsetOf, pageOf } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
 import { WebhookSecretDto } from './dto/user.dto';
 import { CreateTokenDto, CreateUserDto, CreatedTokenDto, LedgerPageDto, UserDto } from './dto/user.dto';
@@ -109,7 +109,7 @@ export class UsersService {
   }
 
   async ledger(userId: string, page: number, limit: number): Promise<LedgerPageDto> {
-    const [entries, total] = await this.users.ledgerPage(userId, page, limit);
+    const [entries, total] = await this.users.ledgerPage(userId, offsetOf({ page, limit }), limit);
     return pageOf(total, 'entries', entries.map(toLedgerEntryDto), { page, limit });
   }
 

@@ -2,7 +2,7 @@ import { ConflictException, Injectable, Logger, NotFoundException } from '@nestj
 import { EntityManager } from 'typeorm';
 import { ArchivesService } from '../archives/archives.service';
 import { Principal } from '../auth/principal';
-import { pageOf } from '../common/pagination/page-query.dto';
+import { offsetOf, pageOf } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
 import { CreditsService } from '../users/credits.service';
 import { CallbackOutbox } from './callbacks/callback-outbox';
@@ -93,7 +93,7 @@ export class VideoTasksService {
   }
 
   async list(caller: Principal, page: number, limit: number, origin: string): Promise<VideoTaskListDto> {
-    const [tasks, total] = await this.tasks.pageForUser(caller.id, (page - 1) * limit, limit);
+    const [tasks, total] = await this.tasks.pageForUser(caller.id, offsetOf({ page, limit }), limit);
     return pageOf(total, 'tasks', await this.replies(tasks, origin), { page, limit });
   }
 

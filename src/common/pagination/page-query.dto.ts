@@ -57,6 +57,11 @@ export function totalPages(total: number, limit: number): number {
   return Math.ceil(total / limit);
 }
 
+/** How many items come before the page asked for. */
+export function offsetOf({ page, limit }: { page: number; limit: number }): number {
+  return (page - 1) * limit;
+}
+
 /** A paged reply, `{total, <itemsKey>: items, page, limit, totalPages}` in that order (the spec's, which the bytes keep). */
 export function pageOf<K extends string, T>(total: number, itemsKey: K, items: T[], { page, limit }: { page: number; limit: number }): PageDto & Record<K, T[]> {
   return { total, [itemsKey]: items, page, limit, totalPages: totalPages(total, limit) } as PageDto & Record<K, T[]>;

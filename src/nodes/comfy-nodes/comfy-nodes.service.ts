@@ -1,7 +1,7 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Principal } from '../../auth/principal';
-import { PageQueryDto, totalPages } from '../../common/pagination/page-query.dto';
+import { offsetOf, PageQueryDto, totalPages } from '../../common/pagination/page-query.dto';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { NodeDto } from '../dto/node.dto';
 import { NodeVersionEntity } from '../entities/node-version.entity';
@@ -120,7 +120,7 @@ export class ComfyNodesService {
   /** GET /nodes/{nodeId}/versions/{version}/comfy-nodes: 404 where GET /nodes/{nodeId}/versions/{version} is. */
   async list(nodeId: string, version: string, { page, limit }: PageQueryDto, caller?: Principal): Promise<ComfyNodeListDto> {
     const { id } = await this.nodes.requireVisibleVersion(nodeId, version, caller);
-    const [classes, total] = await this.repository.findPage(id, (page - 1) * limit, limit);
+    const [classes, total] = await this.repository.findPage(id, offsetOf({ page, limit }), limit);
     return { comfy_nodes: classes.map(toComfyNodeDto), totalNumberOfPages: totalPages(total, limit) };
   }
 

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { ArchivesService } from '../../archives/archives.service';
 import { Principal } from '../../auth/principal';
 import { PublicReadCache } from '../../common/http/public-read-cache';
-import { pageOf } from '../../common/pagination/page-query.dto';
+import { offsetOf, pageOf } from '../../common/pagination/page-query.dto';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { Finding, SEVERITY_OF } from '../archive-checks/findings';
 import { ComfyNodesService, ExtractionState } from '../comfy-nodes/comfy-nodes.service';
@@ -92,7 +92,7 @@ export class VersionReviewService {
 
   /** GET /versions: versions with the statuses asked for (else flagged ones), oldest first. */
   async queue(query: ReviewQueueQueryDto, origin: string): Promise<ReviewQueueDto> {
-    const [versions, total] = await this.nodeRows.versionQueue(query.statuses ?? QUEUE_STATUSES, (query.page - 1) * query.limit, query.limit);
+    const [versions, total] = await this.nodeRows.versionQueue(query.statuses ?? QUEUE_STATUSES, offsetOf(query), query.limit);
     const links = this.archives.linksFor(origin);
     return pageOf(total, 'versions', versions.map((version) => toNodeVersionDto(version, links)), query);
   }
