@@ -2,10 +2,9 @@ import { applyDecorators, Controller, HttpCode, Post, Query, Req } from '@nestjs
 import { IncomingMessage } from 'node:http';
 import { ApiBody, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../../common/errors/error-response.dto';
-import { HttpRequest } from '../../common/http/http-request';
 import { RawBody } from '../../common/http/json-body-limits';
 import { ApiErrors } from '../../common/openapi/api-errors.decorator';
-import { UpstreamCallbacksService } from './upstream-callbacks.service';
+import { incomingCallbackOf, UpstreamCallbacksService } from './upstream-callbacks.service';
 import { SIGNED_HEADERS } from './upstream-signature';
 import { Public } from '../../auth/authenticated.decorator';
 
@@ -37,14 +36,7 @@ export class UpstreamCallbacksController {
   @ApiErrors(400, 413, 415, 429)
   @ApiResponse({ status: 401, description: 'Unsigned, mis-signed, stale or replayed (a signature header missing included)', type: ErrorResponseDto })
   // Any query: it is part of what the upstream signs.
-  receive(@Req() req: HttpRequest & IncomingMessage, @Query() query: Record<string, unknown>): Promise<void> {
-    return this.callbacks.receive({
-      method: req.method,
-      query: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)])),
-      headers: Object.fromEntries(
-        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]),
-      ),
-      body: req,
-    });
+  receive(@Req() req: IncomingMessage, @Query() query: Record<string, unknown>): Promise<void> {
+    return this.callbacks.receive(incomingCallbackOf(req, query));
   }
 }

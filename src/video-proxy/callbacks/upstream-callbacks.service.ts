@@ -19,6 +19,16 @@ export interface IncomingCallback {
   body: IncomingMessage;
 }
 
+/** A callback request as its signature is checked: each query value and each header as one string. */
+export function incomingCallbackOf(req: IncomingMessage, query: Record<string, unknown>): IncomingCallback {
+  return {
+    method: req.method ?? '',
+    query: Object.fromEntries(Object.entries(query).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)])),
+    headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value])),
+    body: req,
+  };
+}
+
 /** Nonces are kept a little longer than a callback can be fresh, which is all a replay check needs. */
 const NONCE_RETENTION_MS = 2 * MAX_CLOCK_SKEW_MS;
 
