@@ -243,6 +243,14 @@ describe('Request bodies: the token before the body, limits while it streams in'
       expect((await t.http.get(`/nodes/${f.nodeId}`).set(f.owner.auth).expect(200)).body.description).not.toBe('never sent');
     });
 
+    it('an expectation other than 100-continue: 417 in the error shape, with its X-Request-Id, and nothing served', async () => {
+      const body = Buffer.from(JSON.stringify({ description: 'never applied' }));
+      const reply = await sendBody(t, 'PUT', `/publishers/${f.publisherId}/nodes/${f.nodeId}`, { ...f.owner.auth, 'Content-Type': 'application/json', Expect: 'bogus', 'X-Request-Id': 'expects-bogus' }, body);
+      expectErrorBody(reply.body, 417, 'Expectation Failed');
+      expect([reply.headers['x-request-id'], reply.body.requestId]).toEqual(['expects-bogus', 'expects-bogus']);
+      expect((await t.http.get(`/nodes/${f.nodeId}`).set(f.owner.auth).expect(200)).body.description).not.toBe('never applied');
+    });
+
     it('an archive upload gets its 100 once the member is checked, none without a token or for a non-member', async () => {
       const g = await createPublisherWithNode(t);
       await addVersions(t, g, '1.0.0');

@@ -4,7 +4,7 @@ import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppConfig } from '../../config/config.module';
 import { answerClientErrorsInErrorShape } from './client-errors';
-import { sendContinueOnRead } from './expect-continue';
+import { handleExpectations } from './expect-continue';
 import { drainRefusedBodies, REFUSED_BODY_DRAIN } from './refused-body-drain';
 import { paceRefusedConnections } from './refused-connection-pacing';
 
@@ -93,6 +93,6 @@ export function applySecurity(app: INestApplication, config: AppConfig): void {
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
   answerClientErrorsInErrorShape(server);
-  sendContinueOnRead(server);
+  handleExpectations(server);
   drainRefusedBodies(server, { ...REFUSED_BODY_DRAIN, maxMs: config.REQUEST_TIMEOUT_MS });
 }
