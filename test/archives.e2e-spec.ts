@@ -308,12 +308,12 @@ describe('Archives: uploads through a raw-body route (ArchivesService.receive)',
   describe('stores nothing when it refuses', () => {
     afterEach(() => expect(filesUnder(t.storageDir)).toEqual([]));
 
-    it('400 for a body that is not a zip, an empty body, or a content type that does not name a zip', async () => {
+    it('400 for a body that is not a zip or an empty body; 415 for a content type that does not name a zip, as on JSON routes', async () => {
       expect((await upload('not a zip at all').expect(400)).body.message).toBe('the archive is not a zip file');
       expect((await upload('').expect(400)).body.message).toBe('the archive is empty');
       for (const type of ['text/plain', 'application/json']) {
-        const res = await upload(zip, type).expect(400);
-        expectErrorBody(res, 400, 'Bad Request');
+        const res = await upload(zip, type).expect(415);
+        expectErrorBody(res, 415, 'Unsupported Media Type');
         expect(res.body.message).toBe('request body must be application/zip');
       }
     });

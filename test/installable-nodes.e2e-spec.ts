@@ -316,7 +316,7 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
         .expect(401);
     });
 
-    it('refuses forged, expired, reused and malformed upload URLs with 403, non-zips with 400, oversized archives with 413, leaving nothing behind', async () => {
+    it('refuses forged, expired, reused and malformed upload URLs with 403, non-zips with 400, another content type with 415, oversized archives with 413, leaving nothing behind', async () => {
       const published = await cliPublish(f, '1.0.0').expect(201);
       const signedUrl = new URL(published.body.signedUrl as string);
       const path = `${signedUrl.pathname}${signedUrl.search}`;
@@ -334,7 +334,7 @@ describe('Installable nodes: the public registry clients, unchanged (docs/api-ru
       const expired = new URL(await t.app.get(UploadUrls).sign(versionId, baseUrl, Date.now() - 3601_000));
       expect((await put(`${expired.pathname}${expired.search}`, zip).expect(403)).body.message).toContain('expired');
       expect((await put(path, 'not a zip at all', 'application/zip').expect(400)).body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
-      await put(path, zip, 'application/json').expect(400);
+      await put(path, zip, 'application/json').expect(415);
       // Another parameter is refused as on every route (docs/api-rules.md §1), before the URL is used.
       expect((await put(`${path}&x=1`, zip).expect(400)).body.message).toContain('property x should not exist');
       // A repeated one is no signature this service made.

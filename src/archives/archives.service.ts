@@ -1,4 +1,4 @@
-import { BadRequestException, Inject, Injectable, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, NotFoundException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
@@ -40,11 +40,11 @@ export class ArchivesService {
    * `@RawBody()`). The Content-Type must name a zip and the body must be one, at most
    * ARCHIVE_MAX_BYTES: a declared Content-Length over it is refused before
    * anything is read, a body that grows past it as soon as it does. Every
-   * refusal is an HttpException (400, 413) and stores nothing.
+   * refusal is an HttpException (400, 413, 415) and stores nothing.
    */
   async receive(req: IncomingMessage): Promise<StoredArchive> {
     if (!typeIs.is(req.headers['content-type'] ?? '', ARCHIVE_TYPES)) {
-      throw new BadRequestException('request body must be application/zip');
+      throw new UnsupportedMediaTypeException('request body must be application/zip');
     }
     const maxBytes = this.config.ARCHIVE_MAX_BYTES;
     if (Number(req.headers['content-length'] ?? 0) > maxBytes) {

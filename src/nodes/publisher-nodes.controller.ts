@@ -156,7 +156,7 @@ export class PublisherNodesController {
   })
   @ApiConsumes('application/zip')
   @ApiBody(ZIP_BODY)
-  @ApiErrors(400, 403, 404, 409, 413)
+  @ApiErrors(400, 403, 404, 409, 413, 415)
   uploadArchive(
     @CurrentUser() caller: Principal,
     @Param('publisherId') publisherId: string,

@@ -38,7 +38,7 @@ export class UploadsController {
   @ApiQuery({ name: 'signature', required: true, type: String, description: 'Part of the signed URL.' })
   @ApiConsumes('application/zip')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
-  @ApiErrors(400, 403, 413)
+  @ApiErrors(400, 403, 413, 415)
   upload(
     @Param('versionId') versionId: string,
     @Query() signed: SignedQuery,
