@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { IsInt, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { ModuleRef } from '@nestjs/core';
 import { BodyProblem, BodyRules, CheckedBy } from './body-rules';
@@ -11,6 +11,10 @@ class Inner {
   @Min(1)
   @Max(10)
   count!: number;
+
+  @IsOptional()
+  @IsBoolean({ each: true })
+  flags?: boolean[];
 }
 
 class Body {
@@ -45,6 +49,10 @@ describe('StrictValidationPipe', () => {
     expect(await messageFor({ name: 5, inner: { count: 'abc' } })).toBe('name must be a string; inner.count must be an integer number');
     expect(await messageFor({ name: 'n', inner: { count: 11.5 } })).toBe('inner.count must not be greater than 10; inner.count must be an integer number');
     expect(await messageFor({ name: 'n'.repeat(21), inner: { count: 0 } })).toBe('name must be shorter than or equal to 20 characters; inner.count must not be less than 1');
+  });
+
+  it('names a nested list by its path in a rule on each of its values', async () => {
+    expect(await messageFor({ name: 'n', inner: { count: 1, flags: [true, 'no'] } })).toBe('each value in inner.flags must be a boolean value');
   });
 
   it('names an unknown nested field by its path', async () => {

@@ -27,8 +27,11 @@ export function describeValidationErrors(errors: ValidationError[], parentPath =
     const messages = isMissing(error) ? [`${error.property} is required`] : failedConstraintMessages(error.constraints, error.value);
     const own = messages.map((text) => {
       if (!parentPath) return text;
-      // Each message names its field first, but for an unknown field ("property x should not exist"): both get the path.
+      // Each message names its field first, but for an unknown field ("property x should not exist") and a list's
+      // rule ("each value in x must …"): all get the path.
       if (text.startsWith(`${error.property} `)) return `${path}${text.slice(error.property.length)}`;
+      const eachValue = `each value in ${error.property} `;
+      if (text.startsWith(eachValue)) return `each value in ${path} ${text.slice(eachValue.length)}`;
       return text === unknownProperty(error.property) ? unknownProperty(path) : text;
     });
     return [...own, ...describeValidationErrors(error.children ?? [], path)];
