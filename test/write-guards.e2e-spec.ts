@@ -138,6 +138,28 @@ onPostgres('Guarded registry writes (PostgreSQL)', () => {
     expect((await storedNode()).rating).toBe(3);
   });
 
+  it('a video create whose Idempotency-Key a concurrent request claims first is told about that key, not a generic conflict', async () => {
+    const user = await t.createUser({ credits: 100 });
+    // The other request's claim, not committed yet: this request's insert of the same key waits on it.
+    const holder = t.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    try {
+      await holder.query(
+        `INSERT INTO idempotency_keys (id, user_id, idempotency_key, request_hash, state, created_at) VALUES (gen_random_uuid(), $1, 'racing-key', $2, 'in_flight', now())`,
+        [user.id, 'f'.repeat(64)],
+      );
+      const create = Promise.resolve(t.http.post('/proxy/video/reference2video').set(user.auth).set('Idempotency-Key', 'racing-key').send({ prompt: 'p', duration: 2 }));
+      await lockWaiters(t.dataSource, 1);
+      await holder.commitTransaction();
+      const res = await create;
+      expect([res.status, res.body.message]).toEqual([422, 'this Idempotency-Key was already used with a different request body']);
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+    }
+  });
+
   it('a node create arriving while a publisher ban waits for the publisher does not go before it: 403, so creates cannot hold a ban off', async () => {
     const admin = await t.createUser({ admin: true });
     // A reader holding the publisher's row with a share lock, as node creates did: the ban's UPDATE waits for it.

@@ -64,9 +64,14 @@ export class IdempotencyService {
     }
   }
 
-  /** The reply to replay when the key was used before; otherwise claims the key (in flight). */
+  /**
+   * The reply to replay when the key was used before; otherwise claims the
+   * key (in flight). A concurrent request that claimed it first is found on
+   * the second run, so this one is told about the key (in progress, or used
+   * with another body), not a generic conflict.
+   */
   claim(userId: string, key: string, hash: string): Promise<IdempotencyClaim> {
-    return this.tx.run(async (manager) => {
+    return this.tx.runCreatingIfMissing(async (manager) => {
       const existing = await this.keys.find(manager, userId, key);
       if (existing && existing.createdAt.getTime() > Date.now() - KEY_LIFETIME_MS) {
         if (existing.requestHash !== hash) {
