@@ -232,6 +232,17 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
 
   it('accepts the token only in the Authorization header, never in the query string', async () => {
     await t.http.get(`/users/me?access_token=${user.token}`).expect(401);
+    // Nor is a query or body field of that name read beside the header: it is no token, and the header's stands.
+    expect((await t.http.get('/users/me?access_token=other').set(user.auth).expect(200)).body.id).toBe(user.id);
+    await t.http.post('/users/me/tokens').set(user.auth).send({ access_token: 'x' }).expect(400);
+  });
+
+  it('reads the header as RFC 6750 writes it: the scheme in any case, one or more spaces before the token', async () => {
+    for (const authorization of [`bearer ${user.token}`, `Bearer   ${user.token}`]) {
+      expect((await t.http.get('/users/me').set('Authorization', authorization).expect(200)).body.id).toBe(user.id);
+    }
+    const tab = await t.http.get('/users/me').set('Authorization', `Bearer\t${user.token}`).expect(401);
+    expect(tab.body.message).toContain('malformed Authorization header');
   });
 
   it('health and readiness answer, as the document describes them (never null)', async () => {

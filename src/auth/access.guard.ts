@@ -5,14 +5,13 @@ import { HttpRequest } from '../common/http/http-request';
 import { accessOf } from './authenticated.decorator';
 import { Principal } from './principal';
 
-const BEARER_HEADER = /^Bearer\s+\S+$/i;
+/** RFC 6750 §2.1: the scheme (in any case), one or more spaces, the token. */
+const BEARER_HEADER = /^Bearer +(\S+)$/i;
 
 /**
  * The global guard: every route needs `Authorization: Bearer <token>` unless
  * it is marked `@Public()`, `@PublicRead()` or `@Authenticated({ optional: true })` (see
- * authenticated.decorator.ts). Only the header is accepted:
- * passport-http-bearer would also read `access_token` from the query string
- * or body, which leaks tokens into logs and proxies.
+ * authenticated.decorator.ts). Only the header is read: see getRequest.
  */
 @Injectable()
 export class AccessGuard extends AuthGuard('bearer') {
@@ -51,9 +50,21 @@ export class AccessGuard extends AuthGuard('bearer') {
     return true;
   }
 
-  override handleRequest<TUser = Principal>(error: unknown, user: TUser | false): TUser {
+  /**
+   * What passport-http-bearer reads: only the header's token. Given the request, it would also read an
+   * `access_token` query or body field (a token in a URL leaks into logs and proxies; beside a header it
+   * fails the request), and it splits the header on a single space.
+   */
+  override getRequest(context: ExecutionContext): Pick<HttpRequest, 'headers'> {
+    const token = BEARER_HEADER.exec(context.switchToHttp().getRequest<HttpRequest>().headers.authorization ?? '')?.[1];
+    return { headers: { authorization: `Bearer ${token}` } };
+  }
+
+  /** Passport's verdict; the caller goes on the real request (passport only saw getRequest's). */
+  override handleRequest<TUser = Principal>(error: unknown, user: TUser | false, _info: unknown, context: ExecutionContext): TUser {
     if (error instanceof Error) throw error;
     if (error || !user) throw new UnauthorizedException('invalid or revoked access token');
+    Object.assign(context.switchToHttp().getRequest<HttpRequest>(), { user });
     return user;
   }
 }

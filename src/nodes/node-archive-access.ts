@@ -3,14 +3,12 @@ import { ArchiveAccess, ArchiveAccessPolicy } from '../archives/archive-access';
 import { ArchivesService } from '../archives/archives.service';
 import { Principal } from '../auth/principal';
 import { PublishersService } from '../publishers/publishers.service';
-import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
+import { INSTALLABLE, NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodesRepository } from './nodes.repository';
 import { VersionReviewsRepository } from './review/version-reviews.repository';
 
 /** An admin's ban of a version withdraws the archives it released; a newer archive's findings do not (existing installs keep working). */
 const WITHDRAWN: NodeVersionStatus = 'NodeVersionStatusBanned';
-/** A version installable now: its archive passed (a database from before releases were recorded may hold no record of it). */
-const INSTALLABLE: NodeVersionStatus = 'NodeVersionStatusActive';
 
 /**
  * Who may download the archives node versions hold. An archive is public
@@ -39,6 +37,7 @@ export class NodeArchiveAccess implements ArchiveAccessPolicy, OnModuleInit {
     const released = new Set(await this.history.versionsThatReleased(sha256));
     const { versions, nodes } = await this.nodes.archiveHolders(sha256, [...released]);
     const unbanned = new Map(nodes.filter((node) => node.status !== 'NodeStatusBanned').map((node) => [node.id, node]));
+    // A version with no release on record may be installable now: a database from before releases were recorded holds none.
     const releases = (version: NodeVersionEntity) =>
       released.has(version.id) ? version.status !== WITHDRAWN : version.status === INSTALLABLE && version.archiveSha256 === sha256;
     if (versions.some((version) => unbanned.has(version.nodeId) && releases(version))) return 'public';

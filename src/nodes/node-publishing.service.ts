@@ -13,13 +13,11 @@ import { checksBlock } from './review/review-decision';
 import { CreateNodeVersionDto, NodeVersionDto } from './dto/node-version.dto';
 import { toNodeVersionDto } from './dto/node.mapper';
 import { PublishedNodeVersionDto, PublishNodeVersionDto } from './dto/publish.dto';
-import { NodeVersionEntity } from './entities/node-version.entity';
+import { NodeVersionEntity, PENDING } from './entities/node-version.entity';
 import { NodesRepository } from './nodes.repository';
 import { assertValidVersionNumber, NodesService } from './nodes.service';
 import { VersionReviewsRepository } from './review/version-reviews.repository';
 import { UploadSignature, UploadUrls } from './upload-urls';
-
-const PENDING = 'NodeVersionStatusPending';
 
 /** Why a version the CLI published is not active yet; then why one with an archive is not (docs/api-rules.md §10). */
 const AWAITING_ARCHIVE = 'waiting for its archive (PUT it to the signedUrl)';

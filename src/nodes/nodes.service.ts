@@ -29,7 +29,7 @@ import {
 import { CreateNodeVersionDto, NodeVersionDto, UpdateNodeVersionDto } from './dto/node-version.dto';
 import { isPlainObject } from '../common/validation/plain-object';
 import { MERGED_FIELDS, NodeField, NODE_FIELD_PROPERTIES, patchValue, toNodeDto, toNodeVersionDto } from './dto/node.mapper';
-import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
+import { INSTALLABLE, NodeVersionEntity, NodeVersionStatus } from './entities/node-version.entity';
 import { NodeEntity, NodeStatus, PUBLISHER_BANNED_DETAIL } from './entities/node.entity';
 import { assertDecisionAllowed, assertReasonKept } from './review/review-decision';
 import { StatusChange, VersionReviewsRepository } from './review/version-reviews.repository';
@@ -43,9 +43,6 @@ const ADMIN_ONLY_NODE_FIELDS = adminOnlyFields(NodeFieldsDto);
 
 /** Fields only admins may send (marked `@AdminOnly()`): a member's PUT of a version refuses any value of them. */
 const ADMIN_ONLY_VERSION_FIELDS = adminOnlyFields(UpdateNodeVersionDto);
-
-/** Only active versions install: pending, flagged, banned and deleted ones never do (docs/api-rules.md §10). */
-const INSTALLABLE = 'NodeVersionStatusActive';
 
 function describeUninstallable(version: NodeVersionEntity): string {
   return version.status === INSTALLABLE ? 'it has no archive' : `its status is ${version.status}`;

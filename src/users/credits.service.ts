@@ -5,6 +5,7 @@ import { Counter } from 'prom-client';
 import { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../database/transaction-runner';
 import { BalanceDto } from './dto/user.dto';
+import { toBalanceDto } from './dto/user.mapper';
 import { LedgerKind } from './entities/credit-ledger-entry.entity';
 import { OpenReservation, OpenReservations, UsersRepository } from './users.repository';
 
@@ -61,7 +62,7 @@ export class CreditsService {
     return this.tx.run(async (manager) => {
       await this.move(manager, userId, 'grant', amount, null, MAX_BALANCE);
       const user = await this.users.findById(userId, manager);
-      return { user_id: userId, balance: user?.credits ?? 0 };
+      return toBalanceDto(userId, user?.credits ?? 0);
     });
   }
 

@@ -6,9 +6,8 @@ import { TokenCache } from './token-cache';
 import { generateToken, generateWebhookSecret, hashToken } from '../auth/token-hash';
 import { offsetOf, pageOf } from '../common/pagination/page-query.dto';
 import { TransactionRunner } from '../database/transaction-runner';
-import { WebhookSecretDto } from './dto/user.dto';
-import { CreateTokenDto, CreateUserDto, CreatedTokenDto, LedgerPageDto, UserDto } from './dto/user.dto';
-import { toCreatedTokenDto, toLedgerEntryDto, toUserDto } from './dto/user.mapper';
+import { CreateTokenDto, CreateUserDto, CreatedTokenDto, LedgerPageDto, UserDto, WebhookSecretDto } from './dto/user.dto';
+import { toCreatedTokenDto, toLedgerEntryDto, toUserDto, toWebhookSecretDto } from './dto/user.mapper';
 import { UserEntity } from './entities/user.entity';
 import { UsersRepository } from './users.repository';
 
@@ -98,14 +97,14 @@ export class UsersService {
   async webhookSecret(userId: string): Promise<WebhookSecretDto> {
     const secret = await this.tx.run((manager) => this.users.ensureWebhookSecret(manager, userId, generateWebhookSecret()));
     if (!secret) throw new NotFoundException(`user '${userId}' not found`);
-    return { secret };
+    return toWebhookSecretDto(secret);
   }
 
   /** Replaces the webhook secret; callbacks sent from now on are signed with the new one. */
   async rotateWebhookSecret(userId: string): Promise<WebhookSecretDto> {
     const secret = generateWebhookSecret();
     await this.tx.run((manager) => this.users.setWebhookSecret(manager, userId, secret));
-    return { secret };
+    return toWebhookSecretDto(secret);
   }
 
   async ledger(userId: string, page: number, limit: number): Promise<LedgerPageDto> {

@@ -5,6 +5,7 @@ import { CreditsService, Reservation } from '../users/credits.service';
 import { UpstreamCallbackUrl } from './callbacks/upstream-callback-url';
 import { CreateVideoTaskDto } from './dto/create-video-task.dto';
 import { VideoTaskReplyDto } from './dto/video-task.dto';
+import { toCreatedVideoTaskDto } from './dto/video-task.mapper';
 import { IdempotencyService, requestHash } from './idempotency.service';
 import { estimateCredits } from './pricing';
 import { UpstreamRejectionException } from './upstream/upstream-protocol';
@@ -111,7 +112,7 @@ export class VideoProxyService {
     await this.taskStates
       .applyEarlyStatuses(reply.task_id)
       .catch((error: unknown) => this.logger.error({ err: error, taskId: reply.task_id }, 'could not apply the states reported before the task was stored'));
-    return { ...reply, credits: charged };
+    return toCreatedVideoTaskDto(reply, charged);
   }
 
   /**

@@ -9,6 +9,10 @@ export const NODE_VERSION_STATUSES = [
   'NodeVersionStatusFlagged',
 ] as const;
 export type NodeVersionStatus = (typeof NODE_VERSION_STATUSES)[number];
+/** Only active versions install: pending, flagged, banned and deleted ones never do (docs/api-rules.md §10). */
+export const INSTALLABLE: NodeVersionStatus = 'NodeVersionStatusActive';
+/** A version waiting for its archive, then for the checks on it. */
+export const PENDING: NodeVersionStatus = 'NodeVersionStatusPending';
 
 @Entity('node_versions')
 export class NodeVersionEntity extends CompatibilityColumns {

@@ -10,7 +10,7 @@ import { ComfyNodesService, ExtractionState } from '../comfy-nodes/comfy-nodes.s
 import { ExtractionResult } from '../comfy-nodes/extraction/extract-node-classes';
 import { NodeVersionDto } from '../dto/node-version.dto';
 import { toNodeVersionDto } from '../dto/node.mapper';
-import { NodeVersionEntity, NodeVersionStatus } from '../entities/node-version.entity';
+import { NodeVersionEntity, NodeVersionStatus, PENDING } from '../entities/node-version.entity';
 import { NodesRepository } from '../nodes.repository';
 import { NodesService } from '../nodes.service';
 import { ArchiveReviewJob } from './archive-review';
@@ -18,8 +18,6 @@ import { AdminVersionDecisionDto, ReviewQueueDto, ReviewQueueQueryDto, VersionRe
 import { toVersionReviewDto } from './dto/version-review.mapper';
 import { assertDecisionAllowed, decideFromFindings } from './review-decision';
 import { VersionReviewsRepository } from './version-reviews.repository';
-
-const PENDING: NodeVersionStatus = 'NodeVersionStatusPending';
 
 /** The admin queue's statuses when none are asked for: what waits for an admin (pending versions wait for their checks or archive). */
 const QUEUE_STATUSES: NodeVersionStatus[] = ['NodeVersionStatusFlagged'];

@@ -2,7 +2,7 @@ import { omitAbsent } from '../../common/replies/omit-absent';
 import { AccessTokenEntity } from '../entities/access-token.entity';
 import { CreditLedgerEntryEntity } from '../entities/credit-ledger-entry.entity';
 import { UserEntity } from '../entities/user.entity';
-import { CreatedTokenDto, LedgerEntryDto, UserDto } from './user.dto';
+import { BalanceDto, CreatedTokenDto, LedgerEntryDto, UserDto, WebhookSecretDto } from './user.dto';
 
 export function toUserDto(user: UserEntity): UserDto {
   return { id: user.id, email: user.email, name: user.name, is_admin: user.isAdmin, credits: user.credits };
@@ -21,4 +21,12 @@ export function toLedgerEntryDto(entry: CreditLedgerEntryEntity): LedgerEntryDto
     task_id: entry.taskId,
     created_at: entry.createdAt.toISOString(),
   });
+}
+
+export function toWebhookSecretDto(secret: string): WebhookSecretDto {
+  return { secret };
+}
+
+export function toBalanceDto(userId: string, credits: number): BalanceDto {
+  return { user_id: userId, balance: credits };
 }

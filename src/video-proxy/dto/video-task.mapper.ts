@@ -26,3 +26,8 @@ function toVideoCreationDto(creation: VideoCreation, stored: StoredCreation | un
   // Tasks stored before covers became optional hold an empty cover_url for none.
   return omitAbsent({ ...creation, cover_url: creation.cover_url || undefined, ...stored });
 }
+
+/** The task as its create answers: the upstream's reply, with what this service charged. */
+export function toCreatedVideoTaskDto(upstreamReply: VideoTaskReplyDto, credits: number): VideoTaskReplyDto {
+  return { ...upstreamReply, credits };
+}
