@@ -1,3 +1,7 @@
+import { CreditReservationEntity } from '../src/users/entities/credit-reservation.entity';
+import { IdempotencyKeyEntity } from '../src/video-proxy/entities/idempotency-key.entity';
+import { ReservationRecovery } from '../src/video-proxy/reservation-recovery';
+import { holdCommits } from './support/commit-gate';
 import { injectWriteFault, WriteFault } from './support/fault-injection';
 import { FakeUpstream } from './support/fake-upstream';
 import { TestApp, TestUser } from './support/test-app';
@@ -75,7 +79,7 @@ describe('Idempotency-Key when a step after the upstream’s acceptance fails', 
     expect(await ledgerKinds(user)).toEqual(['release', 'reserve', 'grant']);
   });
 
-  it('storing the task and then recording that failure both fail: the key stays taken (409), never a second upstream task', async () => {
+  it('storing the task and then recording that failure both fail: the key stays claimed with its credits held (409) until the recovery sweep ends both', async () => {
     const user = await t.createUser({ credits: 100 });
     const removeTaskFault = await injectWriteFault(t.dataSource, { table: 'video_tasks', event: 'INSERT', when: `NEW."user_id" = '${user.id}'` });
     const removeKeyFault = await injectWriteFault(t.dataSource, { table: 'idempotency_keys', event: 'UPDATE', when: `NEW."user_id" = '${user.id}'` });
@@ -85,10 +89,57 @@ describe('Idempotency-Key when a step after the upstream’s acceptance fails', 
       await removeTaskFault();
       await removeKeyFault();
     }
+    // The failure is recorded with the release, in one transaction: neither happened, so the create looks interrupted.
     const retry = await create(user, 'order-3').expect(409);
     expect(retry.body.message).toContain('still in progress');
     expect(upstream.requests).toHaveLength(1);
+    expect(await balanceOf(user)).toBe(90);
+    expect(await ledgerKinds(user)).toEqual(['reserve', 'grant']);
+
+    // As after a crash (docs/api-rules.md §8): the sweep gives the credits back and frees the key together.
+    const afterGrace = new Date(Date.now() + 60_000);
+    expect(await t.app.get(ReservationRecovery).sweep(afterGrace)).toBe(1);
     expect(await balanceOf(user)).toBe(100);
+    expect(await ledgerKinds(user)).toEqual(['release', 'reserve', 'grant']);
+    await create(user, 'order-3').expect(200);
+  });
+
+  const onPostgres = process.env.TEST_DATABASE_URL ? it : it.skip;
+
+  onPostgres('a claimed key is never seen without its reservation: both commit in one transaction', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const gate = await holdCommits(t.dataSource, 'credit_reservations', `NEW."user_id" = '${user.id}'`, 'INSERT');
+    let created;
+    try {
+      created = create(user, 'order-5').then((res) => res);
+      await gate.reached();
+      // A process that died here would have left neither: no claim that no sweep could free.
+      expect(await t.dataSource.manager.countBy(IdempotencyKeyEntity, { userId: user.id })).toBe(0);
+    } finally {
+      await gate.release();
+    }
+    expect((await created).status).toBe(200);
+    expect(await t.dataSource.manager.countBy(IdempotencyKeyEntity, { userId: user.id, state: 'done' })).toBe(1);
+  });
+
+  onPostgres('an upstream refusal is recorded for replay in the transaction that releases the credits', async () => {
+    const user = await t.createUser({ credits: 100 });
+    upstream.respondNext({ status: 400, body: { message: 'prompt refused' } });
+    const gate = await holdCommits(t.dataSource, 'idempotency_keys', `NEW."user_id" = '${user.id}'`);
+    let refused;
+    try {
+      refused = create(user, 'order-6').then((res) => res);
+      await gate.reached();
+      // Until that commit, the reservation is still open: a process that died here would be swept, key and credits.
+      expect(await t.dataSource.manager.countBy(CreditReservationEntity, { userId: user.id })).toBe(1);
+    } finally {
+      await gate.release();
+    }
+    expect((await refused).status).toBe(400);
+    expect((await create(user, 'order-6').expect(400)).body.message).toContain('prompt refused');
+    expect(upstream.requests).toHaveLength(1);
+    expect(await balanceOf(user)).toBe(100);
+    expect(await t.dataSource.manager.countBy(CreditReservationEntity, { userId: user.id })).toBe(0);
   });
 
   it('a failure before the upstream accepted still frees the key for a retry', async () => {

@@ -5,8 +5,9 @@ import { Duplex } from 'node:stream';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
+import { waitFor } from './support/server-process';
 import { TestApp, TestUser } from './support/test-app';
-import { VideoApp, videoAppForSuite } from './support/video-app';
+import { videoAppForSuite } from './support/video-app';
 
 const ROUTE = '/proxy/video/reference2video';
 
@@ -111,16 +112,6 @@ describe('POST /proxy/video/reference2video', () => {
     await create(user, { model: 'videoq2-pro', duration: 8 }).expect(200);
     await create(user, { model: 'videoq1', duration: 16, images: ['https://example.com/a.jpg', 'data:image/jpeg;base64,/9j/4AAQ'] }).expect(200);
     expect(upstream.requests).toHaveLength(3);
-  });
-
-  it('accepts a payload of exactly 1048576 code points and rejects one more', async () => {
-    const user = await t.createUser({ credits: 100 });
-    await create(user, { duration: 1, payload: 'p'.repeat(1_048_577) }).expect(400);
-    expect(upstream.requests).toHaveLength(0);
-    await create(user, { duration: 1, payload: 'p'.repeat(1_048_576) }).expect(200);
-    expect((upstream.requests[0].body as { payload: string }).payload).toHaveLength(1_048_576);
-    // counted in code points: a million emoji is 2 MiB of UTF-16 and 4 MiB of UTF-8, and still fits
-    await create(user, { duration: 1, payload: '😀'.repeat(1_048_576) }).expect(200);
   });
 
   it('drops echo fields of the wrong type (null included) instead of passing them on', async () => {
@@ -294,7 +285,8 @@ describe('POST /proxy/video/reference2video', () => {
 
       upstream.respondNext({ status: 200, body: { task_id: 'slow-task', state: 'created', credits: 10 }, delayMs: 400 });
       const slow = create(user, { prompt: 'slow', duration: 2 }, { 'Idempotency-Key': 'k2' }).then((r) => r);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The key is claimed before the upstream is called: once the upstream has the create, it is in flight.
+      await waitFor(() => upstream.requests.length === 2, 5_000, 'the first create to reach the upstream');
       const inFlight = await create(user, { prompt: 'slow', duration: 2 }, { 'Idempotency-Key': 'k2' }).expect(409);
       expect(inFlight.body.message).toContain('still in progress');
       expect((await slow).status).toBe(200);
@@ -373,22 +365,32 @@ describe('Upstream replies that break off or overflow', () => {
 });
 
 describe('Large bodies on the video route', () => {
-  // An app of its own (one app per process at a time: passport's strategy registry is global), with an
-  // upstream deadline long enough to move 35 MB each way on a busy machine.
+  let upstream: FakeUpstream;
+  let t: TestApp;
+  // An upstream deadline long enough to move megabytes each way on a busy machine (the suite above has 1 s, for its timeouts).
+  videoAppForSuite({ VIDEO_UPSTREAM_TIMEOUT_MS: '30000' }, (video) => ({ upstream, testApp: t } = video));
+  beforeEach(() => upstream.reset());
+
+  const create = (user: TestUser, body: object, path = ROUTE) => t.http.post(path).set(user.auth).send(body);
+
   it('accepts seven 5 MB images (a 35 MB body), however the path is spelled', async () => {
-    const video = await VideoApp.start({ VIDEO_UPSTREAM_TIMEOUT_MS: '30000' });
-    const { testApp: t, upstream } = video;
-    try {
-      const user = await t.createUser({ credits: 100 });
-      const image = `data:image/png;base64,${Buffer.alloc(3_750_000, 7).toString('base64')}`;
-      const images = Array.from({ length: 7 }, () => image);
-      const res = await t.http.post(`${ROUTE}/`).set(user.auth).send({ duration: 1, images }).expect(200);
-      expect(res.body.images).toHaveLength(7);
-      expect((upstream.requests[0].body as { images: string[] }).images[6]).toHaveLength(image.length);
-      await t.http.post(ROUTE.toUpperCase()).set(user.auth).send({ duration: 1, images: images.slice(0, 1) }).expect(200);
-    } finally {
-      await video.close();
-    }
+    const user = await t.createUser({ credits: 100 });
+    const image = `data:image/png;base64,${Buffer.alloc(3_750_000, 7).toString('base64')}`;
+    const images = Array.from({ length: 7 }, () => image);
+    const res = await create(user, { duration: 1, images }, `${ROUTE}/`).expect(200);
+    expect(res.body.images).toHaveLength(7);
+    expect((upstream.requests[0].body as { images: string[] }).images[6]).toHaveLength(image.length);
+    await create(user, { duration: 1, images: images.slice(0, 1) }, ROUTE.toUpperCase()).expect(200);
+  });
+
+  it('accepts a payload of exactly 1048576 code points and rejects one more', async () => {
+    const user = await t.createUser({ credits: 100 });
+    await create(user, { duration: 1, payload: 'p'.repeat(1_048_577) }).expect(400);
+    expect(upstream.requests).toHaveLength(0);
+    await create(user, { duration: 1, payload: 'p'.repeat(1_048_576) }).expect(200);
+    expect((upstream.requests[0].body as { payload: string }).payload).toHaveLength(1_048_576);
+    // counted in code points: a million emoji is 2 MiB of UTF-16 and 4 MiB of UTF-8, and still fits
+    await create(user, { duration: 1, payload: '😀'.repeat(1_048_576) }).expect(200);
   });
 });
 

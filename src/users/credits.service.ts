@@ -66,41 +66,50 @@ export class CreditsService {
     });
   }
 
+  /** Reserves an estimated cost before work starts, in a transaction of its own (see reserveWithin). */
+  reserve(userId: string, amount: number, idempotencyKey: string | null = null): Promise<Reservation> {
+    return this.tx.run((manager) => this.reserveWithin(manager, userId, amount, idempotencyKey));
+  }
+
   /**
-   * Reserves an estimated cost before work starts: 402 when the balance is short.
+   * Reserves an estimated cost before work starts, in the caller's
+   * transaction: 402 when the balance is short.
    *
-   * In one transaction: the conditional update that takes the credits, the
-   * reservation's open row, and its ledger entry. On PostgreSQL the user's
-   * row stays locked from that update until the commit, so one user's
-   * concurrent creates take their reservations one at a time.
+   * The conditional update that takes the credits, the reservation's open
+   * row, and its ledger entry. On PostgreSQL the user's row stays locked from
+   * that update until the commit, so one user's concurrent creates take their
+   * reservations one at a time.
    *
    * The open row is what lets `releaseInterrupted`, on any instance, give
    * the credits back if this process dies before settling or releasing it.
    */
-  async reserve(userId: string, amount: number, idempotencyKey: string | null = null): Promise<Reservation> {
+  async reserveWithin(manager: EntityManager, userId: string, amount: number, idempotencyKey: string | null): Promise<Reservation> {
     // A free create takes nothing and records nothing; with an Idempotency-Key it still opens a row (of 0), through
     // which the sweep frees the key if this process dies (docs/api-rules.md §8).
     if (amount === 0 && idempotencyKey === null) return { id: null, userId, amount, ledgerEntryId: null };
-    const opened = { id: randomUUID(), userId, amount, idempotencyKey, createdAt: new Date() };
-    const reservation = await this.tx.run(async (manager): Promise<Reservation | null> => {
-      const after = amount === 0 ? 0 : await this.users.takeCreditsIfAvailable(manager, userId, amount);
-      if (after === null) return null;
-      await this.users.insertReservation(manager, opened);
-      const ledgerEntryId = amount > 0 ? await this.record(manager, userId, 'reserve', -amount, null, after) : null;
-      return { id: opened.id, userId, amount, ledgerEntryId };
-    });
-    if (reservation === null) {
-      const short = (await this.users.findById(userId))?.credits ?? 0;
-      throw new HttpException(`not enough credits: this request needs ${amount}, the balance is ${short}`, HttpStatus.PAYMENT_REQUIRED);
+    const after = amount === 0 ? 0 : await this.users.takeCreditsIfAvailable(manager, userId, amount);
+    if (after === null) {
+      const balance = (await this.users.findById(userId, manager))?.credits ?? 0;
+      throw new HttpException(`not enough credits: this request needs ${amount}, the balance is ${balance}`, HttpStatus.PAYMENT_REQUIRED);
     }
-    return reservation;
+    const opened = { id: randomUUID(), userId, amount, idempotencyKey, createdAt: new Date() };
+    await this.users.insertReservation(manager, opened);
+    const ledgerEntryId = amount > 0 ? await this.record(manager, userId, 'reserve', -amount, null, after) : null;
+    return { id: opened.id, userId, amount, ledgerEntryId };
   }
 
-  /** Gives back a reservation whose work never started (a no-op if the recovery sweep already did). */
-  async release(reservation: Reservation): Promise<void> {
+  /**
+   * Gives back a reservation whose work never started (a no-op if the
+   * recovery sweep already did); `alsoDo` runs in the same transaction (the
+   * video proxy ends the request's Idempotency-Key claim there).
+   */
+  async release(reservation: Reservation, alsoDo?: (manager: EntityManager) => Promise<void>): Promise<void> {
     const { id } = reservation;
-    if (id === null) return;
-    await this.tx.run((manager) => this.closeAndRelease(manager, id));
+    if (id === null && alsoDo === undefined) return;
+    await this.tx.run(async (manager) => {
+      if (id !== null) await this.closeAndRelease(manager, id);
+      await alsoDo?.(manager);
+    });
   }
 
   /**

@@ -32,8 +32,8 @@ export function requestHash(request: object): string {
   return createHash('sha256').update(canonicalJson(request)).digest('hex');
 }
 
-/** What claiming a key gave: a reply to replay, or the claim this request now holds. */
-export type IdempotencyClaim = { replay: Record<string, unknown> } | { claimId: string };
+/** What claiming a key gave: a reply to replay, or the claim this request now holds with what was taken alongside it. */
+export type IdempotencyClaim<Held> = { replay: Record<string, unknown> } | { claimId: string; held: Held };
 
 /**
  * Idempotency-Key handling, stored in the database so it holds across
@@ -47,6 +47,11 @@ export type IdempotencyClaim = { replay: Record<string, unknown> } | { claimId: 
  * be recorded still replays that task. The upstream's refusal of the request
  * is replayed too; a claim is freed only by another failure before the
  * upstream accepted (no credit, the upstream busy, down or silent).
+ *
+ * A claim starts in the transaction that reserves its credits and ends in
+ * the one that settles, releases or replays them, so a claim in flight always
+ * has its reservation open: if the process dies, the recovery sweep that
+ * releases the reservation frees the key with it (docs/api-rules.md §8).
  */
 @Injectable()
 export class IdempotencyService {
@@ -66,11 +71,13 @@ export class IdempotencyService {
 
   /**
    * The reply to replay when the key was used before; otherwise claims the
-   * key (in flight). A concurrent request that claimed it first is found on
-   * the second run, so this one is told about the key (in progress, or used
-   * with another body), not a generic conflict.
+   * key (in flight) and runs `holdWith` (the credit reservation) in the same
+   * transaction: a failure there (402) leaves the key unclaimed. A
+   * concurrent request that claimed it first is found on the second run, so
+   * this one is told about the key (in progress, or used with another body),
+   * not a generic conflict.
    */
-  claim(userId: string, key: string, hash: string): Promise<IdempotencyClaim> {
+  claim<Held>(userId: string, key: string, hash: string, holdWith: (manager: EntityManager) => Promise<Held>): Promise<IdempotencyClaim<Held>> {
     return this.tx.runCreatingIfMissing(async (manager) => {
       const existing = await this.keys.find(manager, userId, key);
       if (existing && existing.createdAt.getTime() > Date.now() - KEY_LIFETIME_MS) {
@@ -84,7 +91,7 @@ export class IdempotencyService {
       }
       const claimId = randomUUID();
       await this.keys.insertInFlight(manager, { id: claimId, userId, key, requestHash: hash, createdAt: new Date() });
-      return { claimId };
+      return { claimId, held: await holdWith(manager) };
     });
   }
 
@@ -102,18 +109,13 @@ export class IdempotencyService {
   }
 
   /**
-   * A failure that a retry must get again rather than run anew: the upstream
-   * created a task that could not be recorded (a retry would create a second
-   * one), or it refused the request (it would refuse it again). If even this
-   * write fails the claim stays in flight (409 for retries): never freed.
+   * Records, in the caller's transaction (the one that releases the
+   * reservation), a failure that a retry must get again rather than run anew:
+   * the upstream created a task that could not be recorded (a retry would
+   * create a second one), or it refused the request (it would refuse it again).
    */
-  async fail(claimId: string, error: HttpException): Promise<void> {
-    const reply = { statusCode: error.getStatus(), message: error.message };
-    try {
-      await this.tx.run((manager) => this.keys.recordOutcome(manager, claimId, 'failed', reply));
-    } catch (storeError) {
-      this.logger.error({ err: storeError, claimId }, 'could not record an Idempotency-Key failure; the key stays in flight');
-    }
+  async failWithin(manager: EntityManager, claimId: string, error: HttpException): Promise<void> {
+    await this.keys.recordOutcome(manager, claimId, 'failed', { statusCode: error.getStatus(), message: error.message });
   }
 
   /**
@@ -124,9 +126,9 @@ export class IdempotencyService {
     await this.keys.deleteInFlight(manager, { userId, key });
   }
 
-  /** Frees a key whose request failed before the upstream accepted it, so the client may retry with it. */
-  async release(claimId: string): Promise<void> {
-    await this.tx.run((manager) => this.keys.deleteInFlight(manager, { id: claimId }));
+  /** Frees, in the caller's transaction, a key whose request failed before the upstream accepted it, so the client may retry with it. */
+  async releaseWithin(manager: EntityManager, claimId: string): Promise<void> {
+    await this.keys.deleteInFlight(manager, { id: claimId });
   }
 
   /** What a repeated request gets: the recorded reply or error, the task created under the claim, or 409. */

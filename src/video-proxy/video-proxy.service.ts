@@ -18,12 +18,6 @@ import { nextStatusCheck } from './task-status-checks';
 
 type VideoRequest = CreateVideoTaskDto & { model: VideoModel };
 
-/** The Idempotency-Key a create runs under: its claim (which the task row names) and the key (which its reservation names, for crash recovery). */
-interface KeyClaim {
-  claimId: string;
-  key: string;
-}
-
 /** The upstream created a task that could not be stored (nor charged): an outcome a retry must get again, not redo. */
 class UnrecordedTaskException extends BadGatewayException {
   constructor() {
@@ -49,27 +43,19 @@ export class VideoProxyService {
   /** POST /proxy/video/reference2video, with optional Idempotency-Key replay. */
   async create(caller: Principal, input: CreateVideoTaskDto, idempotencyKey?: string): Promise<VideoTaskReplyDto> {
     const request = this.withDefaults(input);
+    const estimate = estimateCredits(request, this.config.prices, this.config.VIDEO_OFF_PEAK_PERCENT);
     if (idempotencyKey === undefined) {
-      return this.forward(caller, request, null);
+      return this.forward(caller, request, await this.credits.reserve(caller.id, estimate), null);
     }
     IdempotencyService.validateKey(idempotencyKey);
-    const claim = await this.idempotency.claim(caller.id, idempotencyKey, requestHash(request));
+    // The reservation names the key, so that the recovery sweep frees the key with it if this process dies.
+    const claim = await this.idempotency.claim(caller.id, idempotencyKey, requestHash(request), (manager) =>
+      this.credits.reserveWithin(manager, caller.id, estimate, idempotencyKey),
+    );
     if ('replay' in claim) {
       return claim.replay as unknown as VideoTaskReplyDto;
     }
-    let reply: VideoTaskReplyDto;
-    try {
-      reply = await this.forward(caller, request, { claimId: claim.claimId, key: idempotencyKey });
-    } catch (error) {
-      // A retry after the upstream accepted would create a second task, and after it refused the request it would be
-      // refused again: both answers are kept for replay. Other failures (no credit, the upstream busy or down) free the key.
-      if (error instanceof UnrecordedTaskException || error instanceof UpstreamRejectionException) {
-        await this.idempotency.fail(claim.claimId, error);
-      } else {
-        await this.idempotency.release(claim.claimId);
-      }
-      throw error;
-    }
+    const reply = await this.forward(caller, request, claim.held, claim.claimId);
     await this.idempotency.complete(claim.claimId, reply);
     return reply;
   }
@@ -91,23 +77,31 @@ export class VideoProxyService {
   }
 
   /**
-   * Reserve the estimated cost, create the task upstream, then settle to the
+   * Create the task upstream under its reservation, then settle to the
    * upstream's figure and store the task in one transaction. Any failure
    * before the task exists releases the reservation: nothing is charged. If
    * the process dies meanwhile, the recovery sweep releases it and frees the
    * Idempotency-Key (ReservationRecovery).
    */
-  private async forward(caller: Principal, request: VideoRequest, claim: KeyClaim | null): Promise<VideoTaskReplyDto> {
-    const estimate = estimateCredits(request, this.config.prices, this.config.VIDEO_OFF_PEAK_PERCENT);
-    const reservation = await this.credits.reserve(caller.id, estimate, claim?.key ?? null);
+  private async forward(caller: Principal, request: VideoRequest, reservation: Reservation, claimId: string | null): Promise<VideoTaskReplyDto> {
     let reply: VideoTaskReplyDto;
     try {
       reply = await this.upstream.createTask(this.upstreamBody(request));
     } catch (error) {
-      await this.credits.release(reservation);
+      // The upstream's refusal would come again, so a retry gets it replayed; other failures (the upstream busy, down
+      // or silent) free the key. Either with the release, in its transaction.
+      await this.credits.release(
+        reservation,
+        claimId === null
+          ? undefined
+          : (manager) =>
+              error instanceof UpstreamRejectionException
+                ? this.idempotency.failWithin(manager, claimId, error)
+                : this.idempotency.releaseWithin(manager, claimId),
+      );
       throw error;
     }
-    const charged = await this.settleAndStore(caller, request, reply, reservation, claim?.claimId ?? null);
+    const charged = await this.settleAndStore(caller, request, reply, reservation, claimId);
     // The task is stored and charged: a state reported meanwhile is the task's business now, not this reply's.
     await this.taskStates
       .applyEarlyStatuses(reply.task_id)
@@ -165,11 +159,13 @@ export class VideoProxyService {
       });
     } catch (error) {
       this.logger.error({ err: error, taskId: reply.task_id, userId: caller.id }, 'could not store an upstream task; releasing the reservation');
-      // Whatever else fails here, the answer stays "created upstream, not recorded", which a retry must not redo.
+      const unrecorded = new UnrecordedTaskException();
+      // A retry must get this answer again, not create a second task: recorded with the release. Should that fail too,
+      // the reservation stays open with its key claimed (409 for retries) until the recovery sweep releases both.
       await this.credits
-        .release(reservation)
+        .release(reservation, claimId === null ? undefined : (manager) => this.idempotency.failWithin(manager, claimId, unrecorded))
         .catch((releaseError: unknown) => this.logger.error({ err: releaseError, taskId: reply.task_id, userId: caller.id }, 'could not release the reservation of an unrecorded task'));
-      throw new UnrecordedTaskException();
+      throw unrecorded;
     }
   }
 }
