@@ -11,7 +11,7 @@ import { expectErrorBody } from './support/error-body';
 import { expectNoNulls } from './support/no-nulls';
 import { publishWithCli } from './support/registry-clients';
 import { addVersions, createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
-import { reviewed, sleep, until, uploadArchive, versionOf } from './support/archive-uploads';
+import { reviewed, until, uploadArchive, versionOf } from './support/archive-uploads';
 import { TestApp, TestUser } from './support/test-app';
 import { makeZip } from './support/zip';
 
@@ -368,7 +368,7 @@ describe('Node classes ("comfy nodes", docs/api-rules.md §9.3)', () => {
       await uploadArchive(t, f, '1.0.0', zip);
       await report(f, '1.0.0', { nodes: { Reported: {} } }).expect(204);
       // Whenever the upload's own extraction finishes, before the report or after it, the report stands.
-      await sleep(1000);
+      expect(await reviewed(t, f, '1.0.0')).toMatchObject({ status: 'NodeVersionStatusActive' });
       expect(await classNames(f, '1.0.0')).toEqual(['Reported']);
       const { archiveSha256, version } = await t.dataSource.getRepository(NodeVersionEntity).findOneByOrFail({ id: versionId });
       await t.app

@@ -196,6 +196,8 @@ describe('Review lifecycle (docs/api-rules.md §10)', () => {
       () => t.http.put(`/admin/nodes/${f.nodeId}/versions/1.0.0`).set(admin.auth).send({ status: 'NodeVersionStatusActive', status_reason: 'cleared' }),
     ]) {
       const before = new Date().toISOString();
+      // The filter is strictly after: a write stamped in the same millisecond would not be listed.
+      await new Promise((resolve) => setTimeout(resolve, 2));
       await decide().expect(200);
       expect(await changedSince(before)).toContain(f.nodeId);
       expect(await nodeChangeTime()).toBe(unchanged);

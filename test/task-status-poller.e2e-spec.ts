@@ -5,6 +5,7 @@ import { VideoTasksService } from '../src/video-proxy/video-tasks.service';
 import { CallbackReceiver } from './support/callback-receiver';
 import { FakeUpstream } from './support/fake-upstream';
 import { sleep } from './support/archive-uploads';
+import { waitFor } from './support/server-process';
 import { TestApp, TestUser } from './support/test-app';
 import { createVideoTask, videoAppForSuite } from './support/video-app';
 
@@ -65,8 +66,7 @@ describe('Background task status checks', () => {
     const rows = t.dataSource.getRepository(VideoTaskEntity);
     // Seen successful a day and an hour ago, before this service kept asking for creations (or its last check was missed).
     await rows.update({ taskId }, { updatedAt: new Date(Date.now() - 25 * 3600_000), nextCheckAt: new Date() });
-    await sleep(800);
-    expect((await rows.findOneByOrFail({ taskId })).nextCheckAt).toBeNull();
+    await waitFor(async () => (await rows.findOneByOrFail({ taskId })).nextCheckAt === null, 10_000, 'the poller to stop asking');
     const { body } = await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth).expect(200);
     expect(body).toMatchObject({ state: 'success', creations: [] });
     expect(checksOf(taskId)).toBe(0);
@@ -76,11 +76,10 @@ describe('Background task status checks', () => {
     const user = await t.createUser({ credits: 100 });
     const taskId = await createVideoTask(t, user);
     // No status scripted: the upstream answers 404 until it is.
-    await sleep(1000);
-    expect(checksOf(taskId)).toBeGreaterThanOrEqual(2);
+    await waitFor(() => checksOf(taskId) >= 2, 10_000, 'the upstream to be asked twice');
     upstream.taskStatus.set(taskId, { state: 'processing' });
     const tasks = t.dataSource.getRepository(VideoTaskEntity);
-    for (let waited = 0; (await tasks.findOneByOrFail({ taskId })).state !== 'processing' && waited < 5000; waited += 100) await sleep(100);
+    await waitFor(async () => (await tasks.findOneByOrFail({ taskId })).state === 'processing', 10_000, 'the state to be applied');
     const task = await tasks.findOneByOrFail({ taskId });
     expect(task.state).toBe('processing');
     expect(task.nextCheckAt!.getTime()).toBeGreaterThan(Date.now());

@@ -2,6 +2,7 @@ import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-del
 import { CallbackReceiver } from './support/callback-receiver';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
+import { waitFor } from './support/server-process';
 import { TestApp, TestUser } from './support/test-app';
 import { CLIENT_CALLBACK_ENV, createVideoTask, postUpstreamCallback, videoAppForSuite } from './support/video-app';
 
@@ -112,8 +113,8 @@ describe('Cancelling a video task (api-rules §4.4)', () => {
     const user = await t.createUser({ credits: 100 });
     const taskId = await createTask(user);
     upstream.respondNext({ body: {}, delayMs: 300 });
-    const canceling = cancel(user, taskId);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const canceling = cancel(user, taskId).then((res) => res);
+    await waitFor(() => cancelCalls().length === 1, 5_000, 'the cancel to reach the upstream');
     await upstreamCallback({ id: taskId, state: 'success', creations: [] }).expect(204);
     expect((await canceling).status).toBe(409);
     expect(await stateOf(user, taskId)).toBe('success');

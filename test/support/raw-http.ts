@@ -193,6 +193,11 @@ export interface EndlessBodyOutcome {
   replyMs: number;
   /** From the reply's last byte to the server closing the connection. */
   closedAfterReplyMs: number;
+  /**
+   * From the first byte sent to the server closing the connection: what lower bounds use, since this client may
+   * notice the reply some milliseconds after the server sent it (on a busy machine), which shortens the time after it.
+   */
+  closedAfterStartMs: number;
   /** Bytes of body the connection took before the server closed it. */
   bodyBytesSent: number;
 }
@@ -257,7 +262,8 @@ export async function sendEndlessBody(t: TestApp, sent: EndlessBodyRequest, give
     socket.on('close', () => {
       clearTimeout(giveUp);
       if (!reply) return reject(new Error(`the connection closed without a reply (got ${JSON.stringify(received.toString('latin1').slice(0, 200))})`));
-      resolve({ reply, replyMs: repliedAt - started, closedAfterReplyMs: Date.now() - repliedAt, bodyBytesSent });
+      const closedAt = Date.now();
+      resolve({ reply, replyMs: repliedAt - started, closedAfterReplyMs: closedAt - repliedAt, closedAfterStartMs: closedAt - started, bodyBytesSent });
     });
   });
 }

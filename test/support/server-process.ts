@@ -26,6 +26,25 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
   }
 }
 
+/**
+ * Waits until `seen` holds, and fails if it did not hold within `withinMs` of `since`: no check that started later
+ * than that may have found it false. Each check is timed by its start, so one slowed by a busy machine does not
+ * count against the service.
+ */
+export async function expectSeenWithin(since: number, withinMs: number, seen: () => Promise<boolean>, what: string): Promise<void> {
+  let lastMissStartedAt = since;
+  for (;;) {
+    const startedAt = Date.now();
+    if (await seen()) break;
+    lastMissStartedAt = startedAt;
+    if (startedAt - since > 10 * withinMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  if (lastMissStartedAt - since > withinMs) {
+    throw new Error(`${what} took more than ${withinMs} ms: a check ${lastMissStartedAt - since} ms after did not see it`);
+  }
+}
+
 /** A real server process, as production runs one. */
 export class ServerProcess {
   private text = '';

@@ -68,9 +68,19 @@ describe('PublicReadCache', () => {
   });
 
   it('forgets a reply after its time to live', async () => {
-    cache.store('/nodes/y?', 'short', cache.generation, 20);
-    expect(cache.get('/nodes/y?')).toBe('short');
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(cache.get('/nodes/y?')).toBeUndefined();
+    // lru-cache reads performance.now(), and keeps each reading for a millisecond: a clock of the test's own.
+    const now = jest.spyOn(performance, 'now').mockReturnValue(1_000);
+    try {
+      cache.store('/nodes/y?', 'short', cache.generation, 20);
+      const readAt = async (ms: number) => {
+        now.mockReturnValue(ms);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return cache.get('/nodes/y?');
+      };
+      expect(await readAt(1_019)).toBe('short');
+      expect(await readAt(1_021)).toBeUndefined();
+    } finally {
+      now.mockRestore();
+    }
   });
 });
