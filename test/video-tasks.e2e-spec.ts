@@ -11,6 +11,7 @@ import { signHeaders } from '../src/video-proxy/callbacks/upstream-signature';
 import { ReservationRecovery } from '../src/video-proxy/reservation-recovery';
 import { CallbackReceiver } from './support/callback-receiver';
 import { holdCommits } from './support/commit-gate';
+import { injectWriteFault } from './support/fault-injection';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
 import { waitFor } from './support/server-process';
@@ -124,6 +125,22 @@ describe('Video task lifecycle', () => {
       const taskId = await createTask(user);
       const headers = signedAsUpstream(upstream.apiKey);
       await t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'queueing' }).expect(204);
+      await t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'processing' }).expect(401);
+    });
+
+    it('a callback that could not be applied may come again under its nonce (the upstream retrying it is no replay)', async () => {
+      const user = await t.createUser({ credits: 100 });
+      const taskId = await createTask(user);
+      const headers = signedAsUpstream(upstream.apiKey);
+      const removeFault = await injectWriteFault(t.dataSource, { table: 'video_tasks', event: 'UPDATE', when: `NEW."task_id" = '${taskId}'` });
+      try {
+        await t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'processing' }).expect(500);
+      } finally {
+        await removeFault();
+      }
+      await t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'processing' }).expect(204);
+      upstream.taskStatus.set(taskId, { state: 'created' });
+      expect((await t.http.get(`/proxy/video/tasks/${taskId}`).set(user.auth)).body.state).toBe('processing');
       await t.http.post(UPSTREAM_CALLBACK_PATH).set(headers).send({ id: taskId, state: 'processing' }).expect(401);
     });
 

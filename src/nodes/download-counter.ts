@@ -22,8 +22,8 @@ export const INSTALLS_COUNTED = 'registry_installs_total';
  * puts its counts back for the next one (a database outage is logged as any
  * background job's, see FailingRounds); shutdown flushes what is left after
  * the last request and before the database closes. Counts are lost only if
- * the process dies within a second of them (kill -9), which the contract's
- * "batched" allows.
+ * the process dies (kill -9) before they are written: within a second of
+ * them, or during a database outage. The contract's "batched" allows it.
  */
 @Injectable()
 export class DownloadCounter implements OnModuleInit, OnApplicationShutdown {

@@ -46,9 +46,10 @@ export class UpstreamCallbacksService {
 
   /**
    * A task change reported by the upstream: 401 unless signed with the
-   * upstream key, fresh (Date within 5 minutes) and not replayed (nonce never
-   * seen); then applied like a poll result (forward-only, idempotent), or
-   * kept until its task is stored.
+   * upstream key, fresh (Date within 5 minutes) and not replayed (nonce not
+   * taken by another callback, one being applied or applied); then applied
+   * like a poll result (forward-only, idempotent), or kept until its task is
+   * stored. A callback that fails to apply gives its nonce back.
    *
    * The signature covers no byte of the body, so it is checked first: a
    * stranger's callback is refused without its body being read, however
@@ -66,8 +67,22 @@ export class UpstreamCallbacksService {
     if (problem) {
       throw new UnauthorizedException(`upstream callback refused: ${problem}`);
     }
-    await this.rememberNonce(callback.headers['x-request-nonce'] ?? '');
-    const body = await readJsonBody(callback.body, VIDEO_BODY_LIMITS);
+    const nonce = callback.headers['x-request-nonce'] ?? '';
+    await this.rememberNonce(nonce);
+    try {
+      await this.apply(callback.body);
+    } catch (error) {
+      // Not applied (a body cut off or refused, the database failing): the upstream's retry under this nonce is no replay.
+      await this.tx
+        .run((manager) => this.nonces.delete(manager, nonce))
+        .catch((forgetError: unknown) => this.logger.error({ err: forgetError }, 'could not forget the nonce of an upstream callback not applied'));
+      throw error;
+    }
+  }
+
+  /** Reads the callback's body and applies the task status it reports. */
+  private async apply(request: IncomingMessage): Promise<void> {
+    const body = await readJsonBody(request, VIDEO_BODY_LIMITS);
     const unsafe = findUnsafeInput(body, '');
     if (unsafe) {
       throw new BadRequestException(unsafe);

@@ -14,6 +14,10 @@ export class UpstreamNoncesRepository {
     await manager.delete(UpstreamNonceEntity, { receivedAt: LessThan(cutoff) });
   }
 
+  async delete(manager: EntityManager, nonce: string): Promise<void> {
+    await manager.delete(UpstreamNonceEntity, { nonce });
+  }
+
   /** A nonce already stored is a unique violation. */
   async insert(manager: EntityManager, nonce: string, receivedAt: Date): Promise<void> {
     await manager.insert(UpstreamNonceEntity, { nonce, receivedAt });
