@@ -14,6 +14,10 @@ interface CliResult {
   stderr: string;
 }
 
+// Each command is a process that compiles src/cli.ts's imports (about 4 s, more on a busy machine), and a test runs up
+// to seven of them: the default 60 s per test is too tight.
+jest.setTimeout(180_000);
+
 describe('Operator CLI (npm run cli -- <command>)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'registry-cli-'));
   const sqlitePath = join(dir, 'cli.db');
