@@ -18,18 +18,10 @@ import { TestApp } from './support/test-app';
 import { makeZip, refusedZips } from './support/zip';
 import { filesUnder } from './support/files';
 import { asBuffer } from './support/raw-http';
+import { waitFor } from './support/server-process';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-
-/** Waits for something the server does after its reply (or without one); fails if it never happens. */
-async function eventually(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`never happened: ${what}`);
-}
 
 /** The contract's error body. */
 function expectErrorBody(res: Response, status: number, error: string) {
@@ -222,7 +214,7 @@ describe('Archives: GET and HEAD /archives/{sha256}.zip', () => {
           resolve();
         });
       });
-      await eventually(() => openOnFile() === 0, 'the archive’s file descriptor is closed');
+      await waitFor(() => openOnFile() === 0, 10_000, 'the archive’s file descriptor to be closed');
       await t.http.get('/health').expect(200);
     });
   });
@@ -368,9 +360,9 @@ describe('Archives: uploads through a raw-body route (ArchivesService.receive)',
         const req = httpRequest({ port, host: '127.0.0.1', method: 'PUT', path: '/test-uploads/a', headers: { 'Content-Type': 'application/zip' } });
         req.on('error', () => undefined);
         req.write(zip.subarray(0, 10));
-        await eventually(() => filesUnder(t.storageDir).length === 1, 'the upload’s temp file exists');
+        await waitFor(() => filesUnder(t.storageDir).length === 1, 10_000, 'the upload’s temp file to exist');
         req.destroy();
-        await eventually(() => filesUnder(t.storageDir).length === 0, 'the temp file is removed');
+        await waitFor(() => filesUnder(t.storageDir).length === 0, 10_000, 'the temp file to be removed');
       });
     });
   });

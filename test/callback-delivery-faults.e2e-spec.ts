@@ -3,10 +3,11 @@ import { AddressInfo } from 'node:net';
 import { CallbackDeliveryWorker, MAX_DELIVERY_ATTEMPTS } from '../src/video-proxy/callbacks/callback-delivery.worker';
 import { CallbackDeliveryEntity } from '../src/video-proxy/entities/callback-delivery.entity';
 import { CallbackReceiver } from './support/callback-receiver';
-import { eventually, injectWriteFault } from './support/fault-injection';
+import { injectWriteFault } from './support/fault-injection';
 import { FakeUpstream } from './support/fake-upstream';
 import { TestApp } from './support/test-app';
 import { CLIENT_CALLBACK_ENV, createVideoTask, postUpstreamCallback, queueDeliveryOneAttemptShortOfCap, VideoApp, videoAppForSuite } from './support/video-app';
+import { waitFor } from './support/server-process';
 
 describe('A client callback whose attempt throws (CallbackDeliveryWorker)', () => {
   let upstream: FakeUpstream;
@@ -28,7 +29,7 @@ describe('A client callback whose attempt throws (CallbackDeliveryWorker)', () =
       await postUpstreamCallback(t, upstream.apiKey, { id: taskId, state: 'success', creations: [] }).expect(204);
 
       const first = async () => deliveries.findOneOrFail({ where: { taskId }, order: { id: 'ASC' } });
-      await eventually(async () => (await first()).abandonedAt !== null, 'the throwing delivery is abandoned');
+      await waitFor(async () => (await first()).abandonedAt !== null, 10_000, 'the throwing delivery to be abandoned');
       expect(await first()).toMatchObject({ attempts: MAX_DELIVERY_ATTEMPTS, deliveredAt: null, lastError: expect.stringContaining('could not send') });
     } finally {
       await removeFault();

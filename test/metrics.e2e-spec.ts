@@ -5,7 +5,6 @@ import { CreditsService } from '../src/users/credits.service';
 import { UserEntity } from '../src/users/entities/user.entity';
 import { reviewed, uploadArchive } from './support/archive-uploads';
 import { CallbackReceiver } from './support/callback-receiver';
-import { eventually } from './support/fault-injection';
 import { FakeUpstream } from './support/fake-upstream';
 import { freshPostgresDatabase } from './support/postgres';
 import { exportedNames, metricNamesIn, parseSamples, Sample, valueOf } from './support/prometheus-text';
@@ -13,6 +12,7 @@ import { addVersions, createPublisherWithNode } from './support/registry-fixture
 import { TestApp } from './support/test-app';
 import { queueDeliveryOneAttemptShortOfCap, videoAppForSuite } from './support/video-app';
 import { makeZip } from './support/zip';
+import { waitFor } from './support/server-process';
 
 const TOKEN = 'metrics-e2e-token-0123456789';
 const ROOT = join(__dirname, '..');
@@ -106,11 +106,15 @@ describe('GET /metrics (issue 37)', () => {
       upstream.taskStatus.set(failing, { state: 'failed', err_code: 'ContentRejected' });
       expect((await t.http.get(`/proxy/video/tasks/${failing}`).set(user.auth).expect(200)).body.state).toBe('failed');
       await queueDeliveryOneAttemptShortOfCap(t.dataSource, { taskId: other, userId: user.id, url: receiver.url });
-      await eventually(async () => {
-        const now = (await scrape()).samples;
-        const counted = (name: string) => now.filter((s) => s.name === name).reduce((sum, s) => sum + s.value, 0);
-        return counted('registry_callback_delivery_retries_total') === 1 && counted('registry_callback_deliveries_abandoned_total') === 1;
-      }, 'both callbacks were tried');
+      await waitFor(
+        async () => {
+          const now = (await scrape()).samples;
+          const counted = (name: string) => now.filter((s) => s.name === name).reduce((sum, s) => sum + s.value, 0);
+          return counted('registry_callback_delivery_retries_total') === 1 && counted('registry_callback_deliveries_abandoned_total') === 1;
+        },
+        10_000,
+        'both callbacks to be tried',
+      );
 
       // A statement the database refuses (a row inserted twice).
       const users = t.dataSource.getRepository(UserEntity);

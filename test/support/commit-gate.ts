@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { DataSource, QueryRunner } from 'typeorm';
-import { eventually } from './fault-injection';
+import { waitFor } from './server-process';
 
 export interface CommitGate {
   /** Resolves once a transaction that updated a matching row is waiting at its commit. */
@@ -32,13 +32,17 @@ export async function holdCommits(dataSource: DataSource, table: string, when: s
   let released = false;
   return {
     reached: () =>
-      eventually(async () => {
-        const [{ waiting }] = await dataSource.query(
-          "SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1",
-          [key],
-        );
-        return waiting > 0;
-      }, `a commit waits at gate ${name}`),
+      waitFor(
+        async () => {
+          const [{ waiting }] = await dataSource.query(
+            "SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1",
+            [key],
+          );
+          return waiting > 0;
+        },
+        10_000,
+        `a commit to wait at gate ${name}`,
+      ),
     release: async () => {
       if (released) return;
       released = true;

@@ -36,12 +36,3 @@ export async function injectWriteFault(dataSource: DataSource, fault: WriteFault
     await dataSource.query(`DROP TRIGGER ${name}`);
   };
 }
-
-/** Waits until `condition` holds (checked every 20 ms), failing after `timeoutMs` with `what`. */
-export async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
