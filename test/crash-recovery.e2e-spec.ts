@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { In } from 'typeorm';
+import { TransactionRunner } from '../src/database/transaction-runner';
 import { CreditsService } from '../src/users/credits.service';
 import { CreditReservationEntity } from '../src/users/entities/credit-reservation.entity';
 import { IdempotencyKeyEntity } from '../src/video-proxy/entities/idempotency-key.entity';
@@ -92,10 +93,13 @@ describe('Crash recovery of interrupted creates', () => {
       const user = await t.createUser({ credits: 100 });
       const manager = t.dataSource.manager;
       const old = new Date(Date.now() - 60_000);
-      await t.app.get(CreditsService).reserve(user.id, 30, 'race-key');
-      const live = await t.app.get(CreditsService).reserve(user.id, 5, 'live-key');
+      // As a keyed create reserves: in the transaction that claims its key (the claims are inserted below).
+      const reserve = (amount: number, key: string) =>
+        t.app.get(TransactionRunner).run((manager) => t.app.get(CreditsService).reserveWithin(manager, user.id, amount, key));
+      await reserve(30, 'race-key');
+      const live = await reserve(5, 'live-key');
       // A free create (a model priced 0) takes no credit, but its key is freed all the same.
-      await t.app.get(CreditsService).reserve(user.id, 0, 'free-key');
+      await reserve(0, 'free-key');
       await manager.update(CreditReservationEntity, { userId: user.id, idempotencyKey: In(['race-key', 'free-key']) }, { createdAt: old });
       await manager.insert(IdempotencyKeyEntity, [
         { id: 'k1', userId: user.id, key: 'race-key', requestHash: 'x', state: 'in_flight', reply: null, createdAt: old },

@@ -232,9 +232,8 @@ describe('HTTP pipeline (errors, request ids, health, OpenAPI)', () => {
 
   it('accepts the token only in the Authorization header, never in the query string', async () => {
     await t.http.get(`/users/me?access_token=${user.token}`).expect(401);
-    // Nor is a query or body field of that name read beside the header: it is no token, and the header's stands.
+    // Nor is a query field of that name read beside the header: it is no token, and the header's stands.
     expect((await t.http.get('/users/me?access_token=other').set(user.auth).expect(200)).body.id).toBe(user.id);
-    await t.http.post('/users/me/tokens').set(user.auth).send({ access_token: 'x' }).expect(400);
   });
 
   it('reads the header as RFC 6750 writes it: the scheme in any case, one or more spaces before the token', async () => {

@@ -11,8 +11,9 @@ const ROUTE = '/proxy/video/reference2video';
 
 /**
  * Idempotency-Key under database faults after the upstream has accepted the
- * task: whatever fails, a retry with the same key never creates (or charges)
- * a second task.
+ * task: a retry with the same key never charges twice, and never creates a
+ * second task while the database can record the first's outcome (when it
+ * cannot, the recovery sweep treats the create as a crash's, §8).
  */
 describe('Idempotency-Key when a step after the upstream’s acceptance fails', () => {
   let upstream: FakeUpstream;
@@ -96,12 +97,16 @@ describe('Idempotency-Key when a step after the upstream’s acceptance fails', 
     expect(await balanceOf(user)).toBe(90);
     expect(await ledgerKinds(user)).toEqual(['reserve', 'grant']);
 
-    // As after a crash (docs/api-rules.md §8): the sweep gives the credits back and frees the key together.
+    // As after a crash (docs/api-rules.md §8): the sweep gives the credits back and frees the key together, and a
+    // retry runs anew (a second upstream task; the first, never recorded, was never charged).
     const afterGrace = new Date(Date.now() + 60_000);
     expect(await t.app.get(ReservationRecovery).sweep(afterGrace)).toBe(1);
     expect(await balanceOf(user)).toBe(100);
     expect(await ledgerKinds(user)).toEqual(['release', 'reserve', 'grant']);
-    await create(user, 'order-3').expect(200);
+    const rerun = await create(user, 'order-3').expect(200);
+    expect(upstream.requests).toHaveLength(2);
+    expect(await tasksOf(user)).toEqual([rerun.body.task_id]);
+    expect(await balanceOf(user)).toBe(100 - rerun.body.credits);
   });
 
   const onPostgres = process.env.TEST_DATABASE_URL ? it : it.skip;

@@ -24,7 +24,7 @@ describe('Crash recovery timing', () => {
     try {
       const user = await t.createUser({ credits: 100 });
       // No create holds it: as if its process had died right after reserving.
-      await t.app.get(CreditsService).reserve(user.id, 30, 'orphaned-key');
+      await t.app.get(CreditsService).reserve(user.id, 30);
       const reservations = t.dataSource.getRepository(CreditReservationEntity);
       const { id, createdAt } = await reservations.findOneByOrFail({ userId: user.id });
 

@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import { createServer, IncomingMessage } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
 import { Duplex } from 'node:stream';
+import { CreditReservationEntity } from '../src/users/entities/credit-reservation.entity';
+import { IdempotencyKeyEntity } from '../src/video-proxy/entities/idempotency-key.entity';
 import { VideoTaskEntity } from '../src/video-proxy/entities/video-task.entity';
 import { FakeUpstream } from './support/fake-upstream';
 import { expectNoNulls } from './support/no-nulls';
@@ -301,6 +303,18 @@ describe('POST /proxy/video/reference2video', () => {
       await create(user, { duration: 2 }, { 'Idempotency-Key': 'retry-me' }).expect(200);
       expect(upstream.requests).toHaveLength(2);
       expect(await balanceOf(user)).toBe(90);
+    });
+
+    it('a 402 leaves the key unclaimed and nothing reserved: a retry once credits are granted goes through', async () => {
+      const user = await t.createUser({ credits: 5 });
+      const admin = await t.createUser({ admin: true });
+      await create(user, { duration: 2 }, { 'Idempotency-Key': 'short' }).expect(402);
+      expect(await t.dataSource.manager.countBy(IdempotencyKeyEntity, { userId: user.id })).toBe(0);
+      expect(await t.dataSource.manager.countBy(CreditReservationEntity, { userId: user.id })).toBe(0);
+      await t.http.post(`/admin/users/${user.id}/credits`).set(admin.auth).send({ amount: 100 }).expect(200);
+      await create(user, { duration: 2 }, { 'Idempotency-Key': 'short' }).expect(200);
+      expect(upstream.requests).toHaveLength(1);
+      expect(await balanceOf(user)).toBe(95);
     });
 
     it('replays the upstream’s refusal of the request: no second upstream call, no charge', async () => {

@@ -1,12 +1,11 @@
 import { ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import { bearerTokenOf } from '../common/http/bearer-token';
 import { HttpRequest } from '../common/http/http-request';
 import { accessOf } from './authenticated.decorator';
 import { Principal } from './principal';
 
-/** RFC 6750 §2.1: the scheme (in any case), one or more spaces, the token. */
-const BEARER_HEADER = /^Bearer +(\S+)$/i;
 
 /**
  * The global guard: every route needs `Authorization: Bearer <token>` unless
@@ -30,7 +29,7 @@ export class AccessGuard extends AuthGuard('bearer') {
     if (header === undefined) {
       throw new UnauthorizedException('missing bearer token (Authorization: Bearer <token>)');
     }
-    if (!BEARER_HEADER.test(header)) {
+    if (bearerTokenOf(header) === undefined) {
       throw new UnauthorizedException('malformed Authorization header; expected "Bearer <token>"');
     }
     await super.canActivate(context);
@@ -43,7 +42,7 @@ export class AccessGuard extends AuthGuard('bearer') {
   /** A public read with a token: the caller it names, or anonymous when it names none. */
   private async identifyIfValid(context: ExecutionContext, request: HttpRequest): Promise<true> {
     try {
-      if (BEARER_HEADER.test(request.headers.authorization ?? '')) await super.canActivate(context);
+      if (bearerTokenOf(request.headers.authorization) !== undefined) await super.canActivate(context);
     } catch (error) {
       if (!(error instanceof UnauthorizedException)) throw error;
     }
@@ -56,8 +55,8 @@ export class AccessGuard extends AuthGuard('bearer') {
    * fails the request), and it splits the header on a single space.
    */
   override getRequest(context: ExecutionContext): Pick<HttpRequest, 'headers'> {
-    const token = BEARER_HEADER.exec(context.switchToHttp().getRequest<HttpRequest>().headers.authorization ?? '')?.[1];
-    return { headers: { authorization: `Bearer ${token}` } };
+    const token = bearerTokenOf(context.switchToHttp().getRequest<HttpRequest>().headers.authorization);
+    return { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } };
   }
 
   /** Passport's verdict; the caller goes on the real request (passport only saw getRequest's). */

@@ -1,9 +1,8 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { appConfig, AppConfig } from '../config/config.module';
+import { bearerTokenOf } from '../common/http/bearer-token';
 import { HttpRequest } from '../common/http/http-request';
-
-const BEARER = /^Bearer\s+(\S+)$/i;
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
@@ -23,7 +22,7 @@ export class MetricsTokenGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const presented = BEARER.exec(context.switchToHttp().getRequest<HttpRequest>().headers.authorization ?? '')?.[1];
+    const presented = bearerTokenOf(context.switchToHttp().getRequest<HttpRequest>().headers.authorization);
     if (presented === undefined || !timingSafeEqual(digest(presented), this.expected)) {
       throw new UnauthorizedException('missing or wrong metrics token (Authorization: Bearer <METRICS_TOKEN>)');
     }

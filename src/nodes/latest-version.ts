@@ -1,12 +1,11 @@
 import { prerelease, rcompare } from 'semver';
+import { INSTALLABLE } from './entities/node-version.entity';
 
 export interface VersionCandidate {
   version: string;
   status: string;
   deprecated: boolean;
 }
-
-const ACTIVE = 'NodeVersionStatusActive';
 
 /** Newest semantic version first (1.10.0 before 1.9.0; releases before their pre-releases). */
 export function bySemverDescending(a: { version: string }, b: { version: string }): number {
@@ -20,7 +19,7 @@ export function bySemverDescending(a: { version: string }, b: { version: string 
  * holds no release (as npm's `latest` tag behaves).
  */
 export function pickLatestVersion<T extends VersionCandidate>(versions: readonly T[]): T | undefined {
-  const active = versions.filter((v) => v.status === ACTIVE);
+  const active = versions.filter((v) => v.status === INSTALLABLE);
   const current = active.filter((v) => !v.deprecated);
   const candidates = current.length > 0 ? current : active;
   const releases = candidates.filter((v) => prerelease(v.version) === null);

@@ -67,8 +67,8 @@ export class CreditsService {
   }
 
   /** Reserves an estimated cost before work starts, in a transaction of its own (see reserveWithin). */
-  reserve(userId: string, amount: number, idempotencyKey: string | null = null): Promise<Reservation> {
-    return this.tx.run((manager) => this.reserveWithin(manager, userId, amount, idempotencyKey));
+  reserve(userId: string, amount: number): Promise<Reservation> {
+    return this.tx.run((manager) => this.reserveWithin(manager, userId, amount, null));
   }
 
   /**

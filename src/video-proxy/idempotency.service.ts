@@ -48,10 +48,11 @@ export type IdempotencyClaim<Held> = { replay: Record<string, unknown> } | { cla
  * is replayed too; a claim is freed only by another failure before the
  * upstream accepted (no credit, the upstream busy, down or silent).
  *
- * A claim starts in the transaction that reserves its credits and ends in
- * the one that settles, releases or replays them, so a claim in flight always
- * has its reservation open: if the process dies, the recovery sweep that
- * releases the reservation frees the key with it (docs/api-rules.md §8).
+ * A claim starts in the transaction that reserves its credits, and the one
+ * that closes the reservation frees the claim, keeps its outcome, or stores
+ * the task that names it (the settlement). So a claim in flight has its
+ * reservation open or its task stored: if the process dies, the recovery
+ * sweep that releases the reservation frees the key with it (docs/api-rules.md §8).
  */
 @Injectable()
 export class IdempotencyService {

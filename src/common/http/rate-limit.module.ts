@@ -7,6 +7,7 @@ import { TooManyRequestsException } from '../errors/too-many-requests.exception'
 import { FailOpenThrottlerStorage } from '../redis/fail-open-throttler-storage';
 import { SharedRedis } from '../redis/shared-redis';
 import { HttpRequest } from './http-request';
+import { bearerTokenOf } from './bearer-token';
 
 const THROTTLERS = { ip: 'ip', token: 'token' } as const;
 
@@ -16,11 +17,6 @@ export const UNLIMITED_OPERATION = 'x-unlimited-operation';
 /** Exempts a route or controller from both rate-limit windows. */
 export const SkipRateLimit = () =>
   applyDecorators(SkipThrottle({ [THROTTLERS.ip]: true, [THROTTLERS.token]: true }), ApiExtension(UNLIMITED_OPERATION, true));
-
-function bearerToken(req: HttpRequest): string | undefined {
-  const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-  return match?.[1];
-}
 
 /** A client's one window across all routes (the library's default key is per route). */
 const windowKey = (throttler: string, tracker: string) => `${throttler}:${tracker}`;
@@ -83,9 +79,9 @@ export class BodyTokenRateLimit {
             {
               name: THROTTLERS.token,
               ...window,
-              getTracker: (req: Record<string, unknown>) => hashToken(bearerToken(req as unknown as HttpRequest) ?? ''),
+              getTracker: (req: Record<string, unknown>) => hashToken(bearerTokenOf((req as unknown as HttpRequest).headers.authorization) ?? ''),
               // A throttler's own skipIf replaces the common one, so it repeats `disabled`.
-              skipIf: (context: ExecutionContext) => disabled || !bearerToken(context.switchToHttp().getRequest<HttpRequest>()),
+              skipIf: (context: ExecutionContext) => disabled || !bearerTokenOf(context.switchToHttp().getRequest<HttpRequest>().headers.authorization),
             },
           ],
         };

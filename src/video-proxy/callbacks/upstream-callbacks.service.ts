@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, ConflictException, HttpException, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
 import { IncomingMessage } from 'node:http';
 import { readJsonBody } from '../../common/http/json-body-reader';
 import { findUnsafeInput } from '../../common/validation/validation.pipe';
@@ -29,6 +29,8 @@ export function incomingCallbackOf(req: IncomingMessage, query: Record<string, u
   };
 }
 
+const isClientError = (error: unknown): boolean => error instanceof HttpException && error.getStatus() < 500;
+
 /** Nonces are kept a little longer than a callback can be fresh, which is all a replay check needs. */
 const NONCE_RETENTION_MS = 2 * MAX_CLOCK_SKEW_MS;
 
@@ -49,7 +51,8 @@ export class UpstreamCallbacksService {
    * upstream key, fresh (Date within 5 minutes) and not replayed (nonce not
    * taken by another callback, one being applied or applied); then applied
    * like a poll result (forward-only, idempotent), or kept until its task is
-   * stored. A callback that fails to apply gives its nonce back.
+   * stored. A callback that fails to apply on this service's side gives its
+   * nonce back.
    *
    * The signature covers no byte of the body, so it is checked first: a
    * stranger's callback is refused without its body being read, however
@@ -72,10 +75,13 @@ export class UpstreamCallbacksService {
     try {
       await this.apply(callback.body);
     } catch (error) {
-      // Not applied (a body cut off or refused, the database failing): the upstream's retry under this nonce is no replay.
-      await this.tx
-        .run((manager) => this.nonces.delete(manager, nonce))
-        .catch((forgetError: unknown) => this.logger.error({ err: forgetError }, 'could not forget the nonce of an upstream callback not applied'));
+      // Not applied through no fault of its own (the database failing, the connection cut mid-body): the upstream's
+      // retry under this nonce is no replay. A body this service refused keeps its nonce: the same request is refused.
+      if (!isClientError(error) || (callback.body.destroyed && !callback.body.complete)) {
+        await this.tx
+          .run((manager) => this.nonces.delete(manager, nonce))
+          .catch((forgetError: unknown) => this.logger.error({ err: forgetError }, 'could not forget the nonce of an upstream callback not applied'));
+      }
       throw error;
     }
   }
