@@ -1,7 +1,7 @@
 import { CreditReservationEntity } from '../src/users/entities/credit-reservation.entity';
 import { IdempotencyKeyEntity } from '../src/video-proxy/entities/idempotency-key.entity';
 import { ReservationRecovery } from '../src/video-proxy/reservation-recovery';
-import { holdCommits } from './support/commit-gate';
+import { CommitGate, holdCommits } from './support/commit-gate';
 import { injectWriteFault, WriteFault } from './support/fault-injection';
 import { FakeUpstream } from './support/fake-upstream';
 import { TestApp, TestUser } from './support/test-app';
@@ -111,19 +111,26 @@ describe('Idempotency-Key when a step after the upstream’s acceptance fails', 
 
   const onPostgres = process.env.TEST_DATABASE_URL ? it : it.skip;
 
-  onPostgres('a claimed key is never seen without its reservation: both commit in one transaction', async () => {
-    const user = await t.createUser({ credits: 100 });
-    const gate = await holdCommits(t.dataSource, 'credit_reservations', `NEW."user_id" = '${user.id}'`, 'INSERT');
-    let created;
+  /** Sends the create, runs `whileHeld` while its commit waits at `gate`, then lets it through; its reply. */
+  async function createHeldAt(gate: CommitGate, user: TestUser, key: string, whileHeld: () => Promise<void>) {
+    const reply = create(user, key).then((res) => res);
     try {
-      created = create(user, 'order-5').then((res) => res);
       await gate.reached();
-      // A process that died here would have left neither: no claim that no sweep could free.
-      expect(await t.dataSource.manager.countBy(IdempotencyKeyEntity, { userId: user.id })).toBe(0);
+      await whileHeld();
     } finally {
       await gate.release();
     }
-    expect((await created).status).toBe(200);
+    return reply;
+  }
+
+  onPostgres('a claimed key is never seen without its reservation: both commit in one transaction', async () => {
+    const user = await t.createUser({ credits: 100 });
+    const gate = await holdCommits(t.dataSource, 'credit_reservations', `NEW."user_id" = '${user.id}'`, 'INSERT');
+    const created = await createHeldAt(gate, user, 'order-5', async () => {
+      // A process that died here would have left neither: no claim that no sweep could free.
+      expect(await t.dataSource.manager.countBy(IdempotencyKeyEntity, { userId: user.id })).toBe(0);
+    });
+    expect(created.status).toBe(200);
     expect(await t.dataSource.manager.countBy(IdempotencyKeyEntity, { userId: user.id, state: 'done' })).toBe(1);
   });
 
@@ -131,16 +138,11 @@ describe('Idempotency-Key when a step after the upstream’s acceptance fails', 
     const user = await t.createUser({ credits: 100 });
     upstream.respondNext({ status: 400, body: { message: 'prompt refused' } });
     const gate = await holdCommits(t.dataSource, 'idempotency_keys', `NEW."user_id" = '${user.id}'`);
-    let refused;
-    try {
-      refused = create(user, 'order-6').then((res) => res);
-      await gate.reached();
+    const refused = await createHeldAt(gate, user, 'order-6', async () => {
       // Until that commit, the reservation is still open: a process that died here would be swept, key and credits.
       expect(await t.dataSource.manager.countBy(CreditReservationEntity, { userId: user.id })).toBe(1);
-    } finally {
-      await gate.release();
-    }
-    expect((await refused).status).toBe(400);
+    });
+    expect(refused.status).toBe(400);
     expect((await create(user, 'order-6').expect(400)).body.message).toContain('prompt refused');
     expect(upstream.requests).toHaveLength(1);
     expect(await balanceOf(user)).toBe(100);
