@@ -6,7 +6,6 @@ import { HttpRequest } from '../common/http/http-request';
 import { accessOf } from './authenticated.decorator';
 import { Principal } from './principal';
 
-
 /**
  * The global guard: every route needs `Authorization: Bearer <token>` unless
  * it is marked `@Public()`, `@PublicRead()` or `@Authenticated({ optional: true })` (see
