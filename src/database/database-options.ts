@@ -20,6 +20,7 @@ import { DatabaseTarget } from './database-url';
 import { FOLD_CASE_SQL, foldCase } from './fold-case';
 import { SigningKeyEntity } from './signing-keys';
 import { CatalogCountEntity } from '../nodes/entities/catalog-count.entity';
+import { SearchTotalEntity } from '../nodes/entities/search-total.entity';
 import { ComfyNodeEntity } from '../nodes/comfy-nodes/entities/comfy-node.entity';
 import { ComfyNodeExtractionFailureEntity } from '../nodes/comfy-nodes/entities/comfy-node-extraction-failure.entity';
 import { VersionReviewEntity } from '../nodes/review/entities/version-review.entity';
@@ -35,6 +36,7 @@ export const ENTITIES = [
   NodeEntity,
   NodeVersionEntity,
   CatalogCountEntity,
+  SearchTotalEntity,
   ComfyNodeEntity,
   ComfyNodeExtractionFailureEntity,
   VersionReviewEntity,

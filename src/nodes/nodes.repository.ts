@@ -6,10 +6,12 @@ import { NodeVersionEntity, NodeVersionStatus } from './entities/node-version.en
 import { NodeEntity, NodeStatus } from './entities/node.entity';
 import { CatalogSortField, CatalogSortKey } from './catalog-sort';
 import type { ArchiveReviewJob } from './review/archive-review';
-import { CatalogSearch } from './search/catalog-search';
+import { SearchTotalEntity } from './entities/search-total.entity';
+import { CatalogSearch, ListingWalk } from './search/catalog-search';
 import { foldedSql } from '../database/fold-case';
 import { containsIgnoringCase, containsPattern } from './search/search-sql';
 import { SUPPORTS_EVERY_PLATFORM } from './compatibility/platforms';
+import { TransactionRunner } from '../database/transaction-runner';
 
 /** Which nodes a catalog read selects (docs/api-rules.md §3, §6, §9). Every part is optional and they combine with AND. */
 export interface NodeListFilter {
@@ -54,6 +56,7 @@ export class NodesRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly search: CatalogSearch,
+    private readonly tx: TransactionRunner,
   ) {}
 
   /** The node's own row (what a write checks), locked with `lock` when given. */
@@ -92,19 +95,59 @@ export class NodesRepository {
    * are read, so a deep page walks the index, not the rows before it; a page
    * past the middle is walked from the end (the same index read backwards),
    * so the last page costs what the first does. The whole catalog's size is
-   * the count the triggers keep; a filter's is counted.
+   * the count the triggers keep, as is a common search's (searchTotal); a
+   * filter's is counted.
    */
   async listNodes(filter: NodeListFilter, order: NodeListOrder = { by: 'listing' }): Promise<NodePage> {
-    const total = isWholeCatalog(filter) ? await this.listedCount() : await this.catalogQuery(filter).getCount();
+    const total = await this.totalOf(filter);
     if (filter.offset >= total) return { nodes: [], total };
     const ids = order.by === 'listing' ? await this.idsInListingOrder(filter, total) : await this.idsInOrder(filter, order);
     return { nodes: await this.nodesInOrder(ids), total };
   }
 
+  /** How many listed nodes the filter selects. */
+  private totalOf(filter: NodeListFilter): Promise<number> {
+    if (isWholeCatalog(filter)) return this.listedCount();
+    if (isSearchAlone(filter)) return this.searchTotal(filter.search);
+    return this.countOf(this.catalogQuery(filter));
+  }
+
+  /**
+   * How many listed nodes match a search: kept, for a term matching at least
+   * KEEP_SEARCH_TOTALS_FROM, by the triggers that follow every node write
+   * (SearchTotalEntity), so a common term is not counted again after each
+   * write; counted otherwise. A total is counted once more before it is
+   * kept, in a unit of work that holds off the writes that could move it.
+   */
+  private async searchTotal(term: string): Promise<number> {
+    const kept = await this.dataSource.manager.findOneBy(SearchTotalEntity, { term });
+    if (kept) return kept.matches;
+    const counted = await this.countOf(this.catalogQuery({ search: term, offset: 0, limit: 0 }));
+    if (counted < KEEP_SEARCH_TOTALS_FROM) return counted;
+    return this.tx.run(async (manager) => {
+      await this.search.lockSearchTotals(manager);
+      const keptMeanwhile = await manager.findOneBy(SearchTotalEntity, { term });
+      if (keptMeanwhile) return keptMeanwhile.matches;
+      const matches = await this.countOf(this.catalogQuery({ search: term, offset: 0, limit: 0 }, manager));
+      const beyond = await manager.find(SearchTotalEntity, { select: { term: true }, order: { keptAt: 'DESC', term: 'ASC' }, skip: KEPT_SEARCH_TOTALS - 1 });
+      if (beyond.length > 0) await manager.delete(SearchTotalEntity, { term: In(beyond.map((total) => total.term)) });
+      await manager.insert(SearchTotalEntity, { term, pattern: containsPattern(term), matches, keptAt: new Date() });
+      return matches;
+    });
+  }
+
+  /** The rows a catalog query selects (no filter joins a row more than once, so no DISTINCT: it cost a third of a common search's count). */
+  private async countOf(query: SelectQueryBuilder<NodeEntity>): Promise<number> {
+    // A count is no entity: TypeORM gives it raw (PostgreSQL's is a bigint, as text).
+    const row = await query.select('COUNT(*)', 'count').getRawOne<{ count: string | number }>();
+    return Number(row?.count ?? 0);
+  }
+
   private async idsInListingOrder(filter: NodeListFilter, total: number): Promise<string[]> {
     const backward = 2 * filter.offset + filter.limit > total;
     const fromEnd = total - filter.offset;
-    const rows = await inListingOrder(this.catalogQuery(filter), { backward })
+    const walk = isSearchAlone(filter) ? { matches: total, listed: await this.listedCount(), reach: backward ? fromEnd : filter.offset + filter.limit } : undefined;
+    const rows = await inListingOrder(this.catalogQuery(filter, this.dataSource.manager, walk), { backward })
       .select('node.id', 'id')
       .offset(backward ? Math.max(0, fromEnd - filter.limit) : filter.offset)
       .limit(backward ? Math.min(filter.limit, fromEnd) : filter.limit)
@@ -210,12 +253,15 @@ export class NodesRepository {
     return (await this.dataSource.manager.findOneBy(CatalogCountEntity, { id: 1 }))?.listed ?? 0;
   }
 
-  /** The listed nodes a filter selects. The status is a literal so both planners can use the partial catalog index. */
-  private catalogQuery(filter: NodeListFilter): SelectQueryBuilder<NodeEntity> {
-    const query = this.dataSource.manager
+  /**
+   * The listed nodes a filter selects. The status is a literal so both
+   * planners can use the partial catalog index. `walk`: see CatalogSearch.matching.
+   */
+  private catalogQuery(filter: NodeListFilter, manager: EntityManager = this.dataSource.manager, walk?: ListingWalk): SelectQueryBuilder<NodeEntity> {
+    const query = manager
       .createQueryBuilder(NodeEntity, 'node')
       .where(filter.includeBanned ? `node.status IN ('NodeStatusActive', 'NodeStatusBanned')` : `node.status = 'NodeStatusActive'`);
-    if (filter.search) this.search.matching(query, 'node', filter.search);
+    if (filter.search) this.search.matching(query, 'node', filter.search, walk);
     if (filter.changedAfter) {
       // Changed: the node's own row or any of its versions (docs/api-rules.md §6), each found from its `updated_at` index.
       query.andWhere(
@@ -444,6 +490,20 @@ function inListingOrder<T extends NodeEntity>(query: SelectQueryBuilder<T>, { ba
   const [first, second] = backward ? (['ASC', 'DESC'] as const) : (['DESC', 'ASC'] as const);
   const start = after ? query.addOrderBy('node.searchRanking', first) : query.orderBy('node.searchRanking', first);
   return start.addOrderBy('node.downloads', first).addOrderBy('node.id', second);
+}
+
+/** A search's total is kept from this many matches (SearchTotalEntity); fewer cost little to count each time. */
+export const KEEP_SEARCH_TOTALS_FROM = 1000;
+
+/**
+ * The most search totals kept: a node write that changes a searched column
+ * tests the node against each kept term. The oldest kept is dropped first.
+ */
+export const KEPT_SEARCH_TOTALS = 100;
+
+/** Whether the filter is a search alone, of the listed nodes, whose total may be kept. */
+function isSearchAlone(filter: NodeListFilter): filter is NodeListFilter & { search: string } {
+  return Boolean(filter.search) && isWholeCatalog({ ...filter, search: undefined });
 }
 
 /** Whether the filter selects the whole listed catalog, whose size the triggers keep: it narrows by nothing. */
