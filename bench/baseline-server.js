@@ -4,6 +4,7 @@
 // service — token lookup, membership check, the update, the read-back, JSON.
 const { createServer } = require('node:http');
 const { createHash, randomUUID } = require('node:crypto');
+const { registerFoldCase } = require('./lib');
 
 /** The columns a version reply shows (NodeVersionDto), read under the alias `v_` in the node read-back. */
 const VERSION_COLUMNS = [
@@ -130,6 +131,7 @@ function sqliteDatabase(path) {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
+  registerFoldCase(db);
   const statements = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql.replace(/\$\d+/g, '?'))]));
   const queries = { get: (name, ...args) => statements[name].get(...args), run: (name, ...args) => statements[name].run(...args) };
   const review = db.transaction((...args) => {

@@ -26,7 +26,7 @@ const { join, resolve } = require('node:path');
 const Database = require('better-sqlite3');
 const { zipSync } = require('fflate');
 const { Client } = require('pg');
-const { ROOT, cliOf, commitOf, percentile, round, startService, stopService } = require('./lib');
+const { ROOT, cliOf, commitOf, percentile, registerFoldCase, round, startService, stopService } = require('./lib');
 
 const PAGE = 100;
 const BIG_PAGE = 1000;
@@ -373,10 +373,11 @@ function tableRows(catalog) {
  * One transaction, one prepared INSERT per table, values as TypeORM writes them on SQLite. Columns the build's schema
  * lacks are left out (an older build, with BENCH_BEFORE), as on PostgreSQL.
  */
-function seedSqlite(path, catalog) {
+function seedSqlite(path, catalog, root = ROOT) {
   const db = new Database(path);
   try {
     db.pragma('foreign_keys = ON');
+    registerFoldCase(db, root);
     const toSqlite = (value) => (value instanceof Date ? sqliteDate(value) : typeof value === 'boolean' ? (value ? 1 : 0) : value);
     db.transaction(() => {
       for (const [table, rows] of tableRows(catalog)) {
@@ -604,7 +605,7 @@ async function prepare(database, build, n, archive) {
   const schema = await describeSchema(database);
   const seedStarted = process.hrtime.bigint();
   const seeded = schema.comfyNodes ? catalog : { ...catalog, comfyNodes: [] };
-  if (database.kind === 'sqlite') seedSqlite(database.path, seeded);
+  if (database.kind === 'sqlite') seedSqlite(database.path, seeded, build.root);
   else await seedPostgres(database.url, seeded);
   const seedMs = Math.round(Number(process.hrtime.bigint() - seedStarted) / 1e6);
   const seed = { nodes: n, versions: catalog.versions.length, comfyNodes: seeded.comfyNodes.length, activeNodes: catalog.expected.active, schemaMs, seedMs };

@@ -1,6 +1,6 @@
 // Helpers shared by the benchmark's sections (bench/run.js, bench/catalog.js, bench/body-attacks.js).
 const { execFileSync, fork, spawn } = require('node:child_process');
-const { readFileSync } = require('node:fs');
+const { existsSync, readFileSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { join } = require('node:path');
 
@@ -126,4 +126,16 @@ async function stopService(service) {
   await exited;
 }
 
-module.exports = { ROOT, wait, round, percentile, freePort, cpuSeconds, peakRssMb, rssMb, startHelper, cli, cliOf, commitOf, startService, stopService };
+/**
+ * A build's own `fold_case()` on a better-sqlite3 connection, as its service registers it on each connection: the
+ * kept search totals' triggers call it, so a connection without it cannot write `nodes`. A build from before it has
+ * none, and no trigger that needs it.
+ */
+function registerFoldCase(db, root = ROOT) {
+  const file = join(root, 'dist/src/database/fold-case.js');
+  if (!existsSync(file)) return;
+  const { FOLD_CASE_SQL, foldCase } = require(file);
+  db.function(FOLD_CASE_SQL, { deterministic: true }, (value) => (typeof value === 'string' ? foldCase(value) : value));
+}
+
+module.exports = { ROOT, wait, round, percentile, freePort, cpuSeconds, peakRssMb, rssMb, startHelper, cli, cliOf, commitOf, startService, stopService, registerFoldCase };

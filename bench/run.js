@@ -29,6 +29,7 @@ const { runExtraction } = require('./extraction');
 const { runResults } = require('./video-results');
 const { runArchiveChecks } = require('./archive-checks');
 const { runMetrics } = require('./metrics');
+const { Client } = require('pg');
 const { ROOT, wait, cpuSeconds, peakRssMb, startHelper, cli, startService } = require('./lib');
 
 const SMOKE = process.argv.includes('--smoke');
@@ -100,8 +101,9 @@ function summary(result) {
   };
 }
 
-/** One load of DURATION_S / ROUNDS on a process, with the CPU it spent per request. */
+/** One load of DURATION_S / ROUNDS on a process (after its `beforeLoad`, if any), with the CPU it spent per request. */
 async function measure(target, path, options) {
+  await target.beforeLoad?.();
   const cpuBefore = cpuSeconds(target.pid);
   const result = await load(`${target.url}${path}`, { ...options, duration: Math.max(1, DURATION_S / ROUNDS) });
   // autocannon stops with requests in flight, which the process still finishes: let it, so its writes
@@ -220,13 +222,29 @@ async function benchDatabase(label, databaseUrl, upstream, { video = true } = {}
   const rows = [];
   for (const route of registryRoutes(fixture)) {
     const options = { method: route.method, headers: route.headers, body: route.body };
-    rows.push({ database: label, route: route.name, ...(await compare(target, { url: baseline.url, pid: baseline.child.pid }, route.path, route.path, options)) });
+    // Each load of a write starts from the same table: PostgreSQL's autovacuum may be off (it is on this machine),
+    // and the dead row versions of the benchmarked row pile up (73,000 after a few rounds), slowing both servers'
+    // later rounds unevenly.
+    const beforeLoad = route.method !== 'GET' && databaseUrl.startsWith('postgres') ? () => vacuum(databaseUrl) : undefined;
+    const reference = { url: baseline.url, pid: baseline.child.pid, beforeLoad };
+    rows.push({ database: label, route: route.name, ...(await compare({ ...target, beforeLoad }, reference, route.path, route.path, options)) });
   }
   if (video) rows.push({ database: label, route: 'POST reference2video', ...(await measureVideo(target, upstream, videoHeaders)) });
   baseline.child.disconnect();
   const peak = peakRssMb(service.child.pid);
   service.child.kill('SIGTERM');
   return { label, rows, coldStartMs: service.coldStartMs, peakRssMb: peak, fixture };
+}
+
+/** VACUUM of the tables the benchmarked writes touch. */
+async function vacuum(databaseUrl) {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('VACUUM "nodes", "node_versions", "reviews"');
+  } finally {
+    await client.end();
+  }
 }
 
 /** The framework alone: a trivial JSON route on node:http, Express and Nest over Express. */

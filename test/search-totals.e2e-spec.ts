@@ -1,15 +1,16 @@
 import { In } from 'typeorm';
 import { NodeEntity } from '../src/nodes/entities/node.entity';
 import { SearchTotalEntity } from '../src/nodes/entities/search-total.entity';
-import { KEEP_SEARCH_TOTALS_FROM, KEPT_SEARCH_TOTALS } from '../src/nodes/nodes.repository';
+import { KEEP_SEARCH_TOTALS_FROM, KEEPS_PER_SECOND, KEPT_SEARCH_TOTALS } from '../src/nodes/nodes.repository';
 import { holdCommits } from './support/commit-gate';
 import { lockWaiters } from './support/postgres';
 import { createPublisherWithNode, PublisherFixture } from './support/registry-fixtures';
+import { waitFor } from './support/server-process';
 import { TestApp, TestUser, unique } from './support/test-app';
 
 /**
- * The totals of common searches, kept by triggers (docs/decisions.md, "Kept
- * search totals"): after every kind of node write, the total a search
+ * The totals of common searches, kept by triggers (docs/decisions.md, "A
+ * common search's total is kept"): after every kind of node write, the total a search
  * answers, the kept row and the database's own count agree, and the row
  * was moved, not counted again. The pages of a common term, which SQLite
  * walks in the listing's order, are the database's own order of its matches.
@@ -26,22 +27,44 @@ describe('Kept search totals', () => {
     t = await TestApp.start();
     admin = await t.createUser({ admin: true });
     f = await createPublisherWithNode(t, { description: 'Not the term' });
-    const now = new Date();
-    const nodes = Array.from({ length: KEEP_SEARCH_TOTALS_FROM }, (_, i) => {
-      const id = `${term}-seeded-${i}`;
-      seeded.push(id);
-      return {
-        ...{ id, normalizedId: id, publisherId: f.publisherId, publisherName: 'Publisher', name: `Seeded ${i}`, description: `Adds ${term} support` },
-        ...{ tags: [], tagsAdmin: [], supportedOs: [], supportedAccelerators: [], preemptedAppNodeNames: [] },
-        ...{ status: 'NodeStatusActive' as const, searchRanking: 0, downloads: i % 7, githubStars: 0, rating: 0, createdAt: now, updatedAt: now },
-      };
-    });
+    const nodes = Array.from({ length: KEEP_SEARCH_TOTALS_FROM }, (_, i) => ({ ...seededNode(`${term}-seeded-${i}`), name: `Seeded ${i}`, downloads: i % 7 }));
+    seeded.push(...nodes.map(({ id }) => id));
     for (let start = 0; start < nodes.length; start += 200) await t.dataSource.manager.insert(NodeEntity, nodes.slice(start, start + 200));
   });
   afterAll(async () => {
     await t?.dataSource.manager.delete(NodeEntity, { id: In(seeded) });
     await t?.close();
   });
+
+  /** A listed node of f's publisher, written behind the service's back, whose description holds the term. */
+  function seededNode(id: string) {
+    const now = new Date();
+    return {
+      ...{ id, normalizedId: id, publisherId: f.publisherId, publisherName: 'Publisher', name: 'Seeded', description: `Adds ${term} support` },
+      ...{ tags: [], tagsAdmin: [], supportedOs: [], supportedAccelerators: [], preemptedAppNodeNames: [] },
+      ...{ status: 'NodeStatusActive' as const, searchRanking: 0, downloads: 0, githubStars: 0, rating: 0, createdAt: now, updatedAt: now },
+    };
+  }
+
+  /** Searches a common term until its total is kept (at most KEEPS_PER_SECOND are kept a second), each answer exact. */
+  async function searchedUntilKept(searched: string): Promise<void> {
+    await waitFor(
+      async () => {
+        const { answered, kept, counted } = await totals(searched);
+        expect([searched, answered]).toEqual([searched, counted]);
+        return kept !== undefined;
+      },
+      5000,
+      `'${searched}' kept`,
+    );
+  }
+
+  /** Distinct parts of the seeded description, as a search is trimmed: each is in every seeded node. */
+  function commonTerms(): string[] {
+    const description = `Adds ${term} support`;
+    const parts = [...description].flatMap((_, start) => Array.from({ length: description.length - start - 3 }, (_, extra) => description.slice(start, start + 4 + extra)));
+    return [...new Set(parts.filter((part) => part.trim() === part))];
+  }
 
   /** The listed nodes matching an ASCII term, as the database finds them, in the listing's order. */
   const matching = (searched: string) =>
@@ -91,6 +114,24 @@ describe('Kept search totals', () => {
     await expectTotal(KEEP_SEARCH_TOTALS_FROM + 1);
     await t.http.put(node).set(f.owner.auth).send({ author: null }).expect(200);
     await expectTotal(KEEP_SEARCH_TOTALS_FROM);
+    // U+212A KELVIN SIGN folds to the term's k, on both databases, as the search folds it.
+    await t.http.put(node).set(f.owner.auth).send({ name: term.replace('k', '\u212A') }).expect(200);
+    await expectTotal(KEEP_SEARCH_TOTALS_FROM + 1);
+    await t.http.put(node).set(f.owner.auth).send({ name: 'Plain' }).expect(200);
+
+    // Rows written in one statement, and deleted in one (PostgreSQL counts them per statement).
+    const more = ['a', 'b', 'c'].map((suffix) => ({ ...seededNode(`${term}-more-${suffix}`), name: 'More' }));
+    await t.dataSource.manager.insert(NodeEntity, more);
+    await expectTotal(KEEP_SEARCH_TOTALS_FROM + 3);
+    await t.dataSource.manager.delete(NodeEntity, { id: In(more.map(({ id }) => id)) });
+    await expectTotal(KEEP_SEARCH_TOTALS_FROM);
+
+    // A publisher's ban: every node of it at once.
+    const banned = await createPublisherWithNode(t, { description: `Also ${term}` });
+    await t.http.post(`/publishers/${banned.publisherId}/nodes`).set(banned.owner.auth).send({ id: unique(term), name: 'Second' }).expect(201);
+    await expectTotal(KEEP_SEARCH_TOTALS_FROM + 2);
+    await t.http.post(`/publishers/${banned.publisherId}/ban`).set(admin.auth).expect(204);
+    await expectTotal(KEEP_SEARCH_TOTALS_FROM);
   });
 
   it('counts a term found in fewer nodes on each search, keeping nothing', async () => {
@@ -100,20 +141,35 @@ describe('Kept search totals', () => {
   });
 
   it('keeps at most KEPT_SEARCH_TOTALS, dropping the oldest first; a dropped term is counted again', async () => {
-    // Distinct parts of the seeded description (searches are trimmed), each in every seeded node; term was kept first, by the first test.
-    const description = `Adds ${term} support`;
-    const parts = [...description].flatMap((_, start) => Array.from({ length: description.length - start - 3 }, (_, extra) => description.slice(start, start + 4 + extra)));
-    const searched = [term, ...new Set(parts.filter((part) => part !== term && part.trim() === part))].slice(0, KEPT_SEARCH_TOTALS + 1);
+    // Term was kept first, by the first test.
+    const searched = [term, ...commonTerms().filter((part) => part !== term)].slice(0, KEPT_SEARCH_TOTALS + 1);
     expect(searched).toHaveLength(KEPT_SEARCH_TOTALS + 1);
     for (const each of searched) {
-      const { answered, counted } = await totals(each);
-      expect([each, answered]).toEqual([each, counted]);
-      // Kept_at has a resolution of a millisecond on some drivers: one at a time, in order.
+      await searchedUntilKept(each);
+      // kept_at has a millisecond's resolution: one a millisecond at most, in order.
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const kept = await t.dataSource.manager.find(SearchTotalEntity, { where: { term: In(searched) } });
     expect(kept.map((row) => row.term).sort()).toEqual(searched.slice(1).sort());
+    await searchedUntilKept(term);
     expect(await totals(term)).toMatchObject({ answered: KEEP_SEARCH_TOTALS_FROM, kept: KEEP_SEARCH_TOTALS_FROM });
+  });
+
+  it('keeps at most KEEPS_PER_SECOND totals a second: a miss beyond answers its count', async () => {
+    const distinct = commonTerms().slice(0, KEEPS_PER_SECOND + 5);
+    await t.dataSource.manager.clear(SearchTotalEntity);
+    // A second no search has kept a total in yet.
+    const second = Math.floor(Date.now() / 1000) * 1000 + 5500;
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(second);
+    try {
+      for (const each of distinct) {
+        const { answered, counted } = await totals(each);
+        expect([each, answered]).toEqual([each, counted]);
+      }
+    } finally {
+      clock.mockRestore();
+    }
+    expect(await t.dataSource.manager.count(SearchTotalEntity)).toBe(KEEPS_PER_SECOND);
   });
 
   it('pages a common term as the database orders its matches, forward and from the end', async () => {

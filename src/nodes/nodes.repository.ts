@@ -53,6 +53,9 @@ export interface NodePage {
 /** Data access for the node aggregate: nodes, their versions and the listed count. */
 @Injectable()
 export class NodesRepository {
+  /** The kept totals counted in the current second (see mayKeepSearchTotal). */
+  private keptThisSecond = { second: 0, count: 0 };
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly search: CatalogSearch,
@@ -116,14 +119,15 @@ export class NodesRepository {
    * How many listed nodes match a search: kept, for a term matching at least
    * KEEP_SEARCH_TOTALS_FROM, by the triggers that follow every node write
    * (SearchTotalEntity), so a common term is not counted again after each
-   * write; counted otherwise. A total is counted once more before it is
-   * kept, in a unit of work that holds off the writes that could move it.
+   * write; counted otherwise. Whether a term is common is known only once
+   * it is counted: it is then counted once more, in a unit of work that
+   * holds off the writes that could move it, and kept.
    */
   private async searchTotal(term: string): Promise<number> {
     const kept = await this.dataSource.manager.findOneBy(SearchTotalEntity, { term });
     if (kept) return kept.matches;
     const counted = await this.countOf(this.catalogQuery({ search: term, offset: 0, limit: 0 }));
-    if (counted < KEEP_SEARCH_TOTALS_FROM) return counted;
+    if (counted < KEEP_SEARCH_TOTALS_FROM || !this.mayKeepSearchTotal()) return counted;
     return this.tx.run(async (manager) => {
       await this.search.lockSearchTotals(manager);
       const keptMeanwhile = await manager.findOneBy(SearchTotalEntity, { term });
@@ -134,6 +138,19 @@ export class NodesRepository {
       await manager.insert(SearchTotalEntity, { term, pattern: containsPattern(term), matches, keptAt: new Date() });
       return matches;
     });
+  }
+
+  /**
+   * Whether another total may be kept this second. Keeping one holds off
+   * writes of searched columns for a count (10–20 ms at 50,000 nodes), so
+   * searches that keep missing (more than KEPT_SEARCH_TOTALS terms in turn)
+   * may not hold them off more than KEEPS_PER_SECOND times a second.
+   */
+  private mayKeepSearchTotal(): boolean {
+    const second = Math.floor(Date.now() / 1000);
+    if (this.keptThisSecond.second !== second) this.keptThisSecond = { second, count: 0 };
+    this.keptThisSecond.count += 1;
+    return this.keptThisSecond.count <= KEEPS_PER_SECOND;
   }
 
   /** The rows a catalog query selects (no filter joins a row more than once, so no DISTINCT: it cost a third of a common search's count). */
@@ -306,8 +323,14 @@ export class NodesRepository {
     await manager.update(NodeEntity, { publisherId }, { publisherName: name });
   }
 
-  /** Every node of the publisher that is not deleted gets `status` (a publisher's ban). */
+  /**
+   * Every node of the publisher that is not deleted gets `status` (a
+   * publisher's ban). The kept search totals are locked first: the statement
+   * moves them node by node, and could otherwise lock their rows in another
+   * order than a concurrent edit does (a deadlock on PostgreSQL).
+   */
   async setPublisherNodesStatus(manager: EntityManager, publisherId: string, status: NodeStatus, detail: string): Promise<void> {
+    await this.search.lockSearchTotals(manager);
     await manager.update(NodeEntity, { publisherId, status: Not('NodeStatusDeleted') }, { status, statusDetail: detail, updatedAt: new Date() });
   }
 
@@ -507,6 +530,9 @@ export const KEEP_SEARCH_TOTALS_FROM = 1000;
  * tests the node against each kept term. The oldest kept is dropped first.
  */
 export const KEPT_SEARCH_TOTALS = 100;
+
+/** The most totals an instance keeps in a second (see NodesRepository.mayKeepSearchTotal). */
+export const KEEPS_PER_SECOND = 20;
 
 /** Whether the filter is a search alone, of the listed nodes, whose total may be kept. */
 function isSearchAlone(filter: NodeListFilter): filter is NodeListFilter & { search: string } {

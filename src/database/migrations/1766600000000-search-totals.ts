@@ -7,11 +7,11 @@ const SEARCHED = [...SEARCHED_COLUMNS, 'status'];
 
 /** The search's own condition (docs/api-rules.md §3) on the node `row` (NEW or OLD) for the kept term: 1 when it is listed and matches, else 0. */
 const matchOf = (row: string) =>
-  `(CASE WHEN ${row}."status" = ${LISTED} AND (${SEARCHED_COLUMNS.map((column) => `fold_case(${row}."${column}") LIKE fold_case("pattern") ESCAPE '!'`).join(' OR ')}) THEN 1 ELSE 0 END)`;
+  `(CASE WHEN ${row}."status" = ${LISTED} AND (${SEARCHED_COLUMNS.map((column) => `fold_case(${row}."${column}") LIKE fold_case("search_totals"."pattern") ESCAPE '!'`).join(' OR ')}) THEN 1 ELSE 0 END)`;
 
 /**
- * The totals of common searches, kept (docs/decisions.md, "Kept search
- * totals"): a search's exact `total` counts every match, so a term found in
+ * The totals of common searches, kept (docs/decisions.md, "A common
+ * search's total is kept"): a search's exact `total` counts every match, so a term found in
  * thousands of nodes cost more the larger the catalog. NodesRepository keeps
  * the total of such a term in a row, and triggers move it in the same
  * transaction as any node write that makes a node start or stop matching it:

@@ -8,7 +8,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  */
 @Entity('search_totals')
 export class SearchTotalEntity {
-  /** The search term as given. */
+  /** The search term as the request gave it, trimmed; case counts (`Comfy` and `comfy` are two rows of one total). */
   @PrimaryColumn({ type: 'varchar' })
   term!: string;
 
@@ -19,7 +19,7 @@ export class SearchTotalEntity {
   @Column({ type: 'integer' })
   matches!: number;
 
-  /** When it was counted: the oldest is dropped first when too many are kept. */
+  /** When it was counted: beyond KEPT_SEARCH_TOTALS, the first kept is dropped first (not the least read: a read writes nothing). */
   @Column({ name: 'kept_at', type: Date })
   keptAt!: Date;
 }
