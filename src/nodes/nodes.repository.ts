@@ -50,7 +50,7 @@ export interface NodePage {
   total: number;
 }
 
-/** Data access for the node aggregate: nodes, their versions and the listed count. */
+/** Data access for the node aggregate: nodes, their versions, the listed count and the kept search totals. */
 @Injectable()
 export class NodesRepository {
   /** The kept totals counted in the current second (see mayKeepSearchTotal). */
@@ -127,7 +127,11 @@ export class NodesRepository {
     const kept = await this.dataSource.manager.findOneBy(SearchTotalEntity, { term });
     if (kept) return kept.matches;
     const counted = await this.countOf(this.catalogQuery({ search: term, offset: 0, limit: 0 }));
-    if (counted < KEEP_SEARCH_TOTALS_FROM || !this.mayKeepSearchTotal()) return counted;
+    return counted < KEEP_SEARCH_TOTALS_FROM || !this.mayKeepSearchTotal() ? counted : this.keepSearchTotal(term);
+  }
+
+  /** Counts the term's matches under the lock that holds off the writes that could move them, and keeps the total (the first kept dropped beyond KEPT_SEARCH_TOTALS). */
+  private keepSearchTotal(term: string): Promise<number> {
     return this.tx.run(async (manager) => {
       await this.search.lockSearchTotals(manager);
       const keptMeanwhile = await manager.findOneBy(SearchTotalEntity, { term });
