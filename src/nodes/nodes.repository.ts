@@ -167,7 +167,7 @@ export class NodesRepository {
   private async idsInListingOrder(filter: NodeListFilter, total: number): Promise<string[]> {
     const backward = 2 * filter.offset + filter.limit > total;
     const fromEnd = total - filter.offset;
-    const walk = isSearchAlone(filter) ? { matches: total, listed: await this.listedCount(), reach: backward ? fromEnd : filter.offset + filter.limit } : undefined;
+    const walk = isSearchAlone(filter) && this.search.choosesListingWalk ? { matches: total, listed: await this.listedCount(), reach: backward ? fromEnd : filter.offset + filter.limit } : undefined;
     const rows = await inListingOrder(this.catalogQuery(filter, this.dataSource.manager, walk), { backward })
       .select('node.id', 'id')
       .offset(backward ? Math.max(0, fromEnd - filter.limit) : filter.offset)

@@ -17,6 +17,9 @@ export abstract class CatalogSearch {
    */
   abstract matching<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string, walk?: ListingWalk): SelectQueryBuilder<T>;
 
+  /** Whether `matching` uses a ListingWalk: the caller reads the listed count for one only then. */
+  abstract readonly choosesListingWalk: boolean;
+
   /**
    * Holds off every node write that could move a kept search total until
    * `manager`'s transaction ends, so a total counted in it stays exact
@@ -58,6 +61,9 @@ export interface ListingWalk {
 
 /** PostgreSQL: its planner answers the LIKEs from the pg_trgm indexes on each column's fold_case() (migration 1766400000000). */
 export class PostgresCatalogSearch extends CatalogSearch {
+  /** Its planner chooses how to find a page. */
+  readonly choosesListingWalk = false;
+
   matching<T extends ObjectLiteral>(query: SelectQueryBuilder<T>, alias: string, term: string): SelectQueryBuilder<T> {
     return query.andWhere(searchCondition(term, false, alias), { pattern: containsPattern(term) });
   }
@@ -77,6 +83,8 @@ export class PostgresCatalogSearch extends CatalogSearch {
  * contract allows.
  */
 export class SqliteCatalogSearch extends CatalogSearch {
+  readonly choosesListingWalk = true;
+
   /**
    * Without `walk`, or for a rare term, from the trigram table: SQLite then
    * reads every match and sorts them. For a common term, walking the
